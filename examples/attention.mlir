@@ -1,0 +1,11 @@
+// The bundled example: causal GQA attention (32 query heads, 8 KV heads,
+// head dim 128) in bf16, returning O and the log-sum-exp. Batch and
+// sequence lengths are dynamic: one compiled kernel serves every length.
+func.func @attention(%q: tensor<?x32x?x128xbf16>, %k: tensor<?x8x?x128xbf16>,
+                     %v: tensor<?x8x?x128xbf16>)
+    -> (tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>) {
+  %o, %lse = flash.attention ins(%q, %k, %v : tensor<?x32x?x128xbf16>,
+                                 tensor<?x8x?x128xbf16>, tensor<?x8x?x128xbf16>)
+      {causal} -> tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>
+  return %o, %lse : tensor<?x32x?x128xbf16>, tensor<?x32x?xf32>
+}

@@ -1,0 +1,40 @@
+//===- FlashAttrs.td - flash dialect attributes ------------*- tablegen -*-===//
+//
+// `#flash.config`: the kernel configuration that `flash-plan` chooses (or a
+// user writes by hand) and that every later pass reads instead of deciding
+// again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_IR_FLASHATTRS_TD
+#define FLASH_DIALECT_FLASH_IR_FLASHATTRS_TD
+
+include "flash/Dialect/Flash/IR/FlashDialect.td"
+
+def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
+  let summary = "Kernel configuration of one flash.attention";
+  let description = [{
+    Tile sizes and launch shape of the FlashAttention-2 kernel for one
+    `flash.attention`:
+
+    | parameter | meaning |
+    | --- | --- |
+    | `block_m` | query rows per program (a Q row block, FA2's kBlockM) |
+    | `block_n` | keys per iteration of the KV loop (FA2's kBlockN) |
+    | `warps`   | warps per program; each warp owns block_m / warps rows |
+    | `stages`  | depth of the K/V shared-memory pipeline (2 = double buffer) |
+    | `splits`  | KV splits (Flash-Decoding); 1 = no split (default) |
+
+    Example: `#flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>`
+  }];
+  let parameters = (ins "int64_t":$blockM, "int64_t":$blockN,
+                        "int64_t":$numWarps, "int64_t":$numStages,
+                        DefaultValuedParameter<"int64_t", "1">:$numSplits);
+  let assemblyFormat = [{
+    `<` `block_m` `=` $blockM `,` `block_n` `=` $blockN `,` `warps` `=`
+    $numWarps `,` `stages` `=` $numStages (`,` `splits` `=` $numSplits^)? `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+#endif // FLASH_DIALECT_FLASH_IR_FLASHATTRS_TD

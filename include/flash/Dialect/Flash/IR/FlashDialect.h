@@ -1,0 +1,18 @@
+//===- FlashDialect.h - The flash dialect -----------------------*- C++ -*-===//
+//
+// Declares the `flash` dialect and its attributes (`#flash.config`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_IR_FLASHDIALECT_H
+#define FLASH_DIALECT_FLASH_IR_FLASHDIALECT_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Dialect.h"
+
+#include "flash/Dialect/Flash/IR/FlashOpsDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "flash/Dialect/Flash/IR/FlashAttrs.h.inc"
+
+#endif // FLASH_DIALECT_FLASH_IR_FLASHDIALECT_H

@@ -1,0 +1,47 @@
+//===- FlashOps.h - flash dialect operations --------------------*- C++ -*-===//
+//
+// Declares `flash.attention` and AttentionShape, the one place that knows
+// which operand dimension plays which role, so passes never index shapes
+// with magic numbers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_IR_FLASHOPS_H
+#define FLASH_DIALECT_FLASH_IR_FLASHOPS_H
+
+#include "flash/Dialect/Flash/IR/FlashDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::flash {
+
+/// Positions of the dimension roles in Q, K, V and O: [batch, heads, seq, dim].
+enum AttentionDim : unsigned {
+  kBatchPos = 0,
+  kHeadsPos = 1,
+  kSeqPos = 2,
+  kDimPos = 3
+};
+
+/// Sizes of one attention by role; ShapedType::kDynamic where dynamic.
+struct AttentionShape {
+  int64_t batch, headsQ, headsKV, seqQ, seqK, headDim, headDimV;
+  /// Paged KV (block_table): K/V are [numPages, Hkv, pageSize, D].
+  bool paged = false;
+  int64_t numPages = ShapedType::kDynamic, pageSize = ShapedType::kDynamic;
+  /// Query heads per KV head (Hq / Hkv), or kDynamic.
+  int64_t groupSize() const {
+    return ShapedType::isDynamic(headsQ) || ShapedType::isDynamic(headsKV)
+               ? ShapedType::kDynamic
+               : headsQ / headsKV;
+  }
+};
+
+} // namespace mlir::flash
+
+#define GET_OP_CLASSES
+#include "flash/Dialect/Flash/IR/FlashOps.h.inc"
+
+#endif // FLASH_DIALECT_FLASH_IR_FLASHOPS_H

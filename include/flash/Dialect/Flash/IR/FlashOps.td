@@ -1,0 +1,133 @@
+//===- FlashOps.td - flash dialect operations --------------*- tablegen -*-===//
+//
+// `flash.attention`: softmax(scale * Q K^T + mask + bias) V with the variants
+// FlashAttention-2 serves, on tensors (value semantics) or on memrefs
+// (destination-passing, strided views accepted).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_IR_FLASHOPS_TD
+#define FLASH_DIALECT_FLASH_IR_FLASHOPS_TD
+
+include "flash/Dialect/Flash/IR/FlashDialect.td"
+include "flash/Dialect/Flash/IR/FlashAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Flash_AttentionOp : Flash_Op<"attention", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Scaled dot-product attention (FlashAttention-2 semantics)";
+  let description = [{
+    Computes, for every batch `b`, query head `h`, query row `i`:
+
+    ```
+    s_j   = scale * dot(Q[b, h, i, :], K[b, h / G, j, :])   G = Hq / Hkv
+    s_j   = softcap * tanh(s_j / softcap)                    if softcap
+    s_j   = s_j - slope[h] * |i + Sk - Sq - j|               if alibi
+    O[b, h, i, :] = sum_j softmax(s)_j * V[b, h / G, j, :]   over visible j
+    LSE[b, h, i]  = log(sum_j exp(s_j))                      natural log, f32
+    ```
+
+    Operands are in logical order `[batch, heads, seq, head_dim]` (PyTorch
+    SDPA's order). On memrefs any strided layout is accepted, so FA2's
+    `[batch, seq, heads, head_dim]` storage is a transposed view, not a copy.
+    Batch, head counts and sequence lengths may be dynamic; head dims must be
+    static. V's head dim `Dv` may differ from Q/K's `D`. Hq must be a
+    multiple of Hkv (GQA; Hkv = 1 is MQA).
+
+    Visibility of key `j` to query `i`, with `off = Sk - Sq` (bottom-right
+    alignment, as FlashAttention >= 2.1 and PyTorch's `causal_lower_right`):
+    * `causal`: `j <= i + off`;
+    * `window = [left, right]`: `i + off - left <= j <= i + off + right`,
+      where -1 leaves that side unbounded;
+    * `kv_lens`: `j < kv_lens[b]` (and then `Sk = kv_lens[b]` in `off`).
+
+    A query row that sees no key produces `O = 0` and `LSE = -inf` (never
+    NaN). FA2 returns `+inf` there for its backward pass; `-inf` is the value
+    of `log(0)` and lets split-KV partials combine by logsumexp unchanged.
+
+    `scale` defaults to `1 / sqrt(D)`.
+
+    Serving operands (all i32 unless stated):
+    * `alibi(%slopes)`: f32, `[Hq]` or `[B, Hq]`.
+    * `kv_lens(%lens)`: `[B]` valid KV-cache length per sequence.
+    * `block_table(%table)`: `[B, pages]`; K and V are then paged,
+      `[num_pages, Hkv, page_size, D]`, and key `j` of sequence `b` lives in
+      page `table[b, j / page_size]`, slot `j % page_size`. Sk is
+      `pages * page_size`.
+    * `cu_seqlens(%cu_q, %cu_k)`: `[num_seqs + 1]` prefix sums for a varlen
+      batch packed along seq; Q, K, V then have batch size 1.
+
+    Tensor form: returns O (`[B, Hq, Sq, Dv]`, Q's element type) and
+    optionally LSE (`[B, Hq, Sq]`, f32). Memref form: writes them into
+    `outs(...)` and returns nothing.
+
+    Example:
+    ```mlir
+    %o, %lse = flash.attention
+        ins(%q, %k, %v : tensor<2x32x?x128xbf16>, tensor<2x8x?x128xbf16>,
+                         tensor<2x8x?x128xbf16>)
+        {causal, window = array<i64: 256, 0>}
+        -> tensor<2x32x?x128xbf16>, tensor<2x32x?xf32>
+
+    flash.attention ins(%q, %k, %v : memref<?x?x?x64xf16, strided<[?, 64, ?, 1]>>,
+                                     memref<...>, memref<...>)
+        outs(%o : memref<?x?x?x64xf16>) {scale = 0.125 : f32}
+    ```
+  }];
+
+  let arguments = (ins
+    AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
+    Optional<AnyShaped>:$alibi_slopes,
+    Optional<AnyShaped>:$kv_lens,
+    Optional<AnyShaped>:$block_table,
+    Optional<AnyShaped>:$cu_seqlens_q,
+    Optional<AnyShaped>:$cu_seqlens_k,
+    Variadic<AnyShaped>:$outs,
+    OptionalAttr<F32Attr>:$scale,
+    UnitAttr:$causal,
+    OptionalAttr<DenseI64ArrayAttr>:$window,
+    OptionalAttr<F32Attr>:$softcap,
+    OptionalAttr<Flash_ConfigAttr>:$config);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
+      type($value) `)`
+    (`alibi` `(` $alibi_slopes^ `:` type($alibi_slopes) `)`)?
+    (`kv_lens` `(` $kv_lens^ `:` type($kv_lens) `)`)?
+    (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
+    (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q)
+      `,` type($cu_seqlens_k) `)`)?
+    (`outs` `(` $outs^ `:` type($outs) `)`)?
+    attr-dict (`->` type($results)^)?
+  }];
+  let hasVerifier = 1;
+
+  let extraClassDeclaration = [{
+    /// True for the memref (destination-passing) form.
+    bool hasPureBufferSemantics() {
+      return ::llvm::isa<::mlir::MemRefType>(getQuery().getType());
+    }
+    /// O and (if requested) LSE: results on tensors, `outs` on memrefs.
+    ::mlir::ValueRange getOutputs() {
+      return hasPureBufferSemantics() ? ::mlir::ValueRange(getOuts())
+                                      : ::mlir::ValueRange(getResults());
+    }
+    ::mlir::Value getOutput() { return getOutputs()[0]; }
+    /// The LSE output, or null when it is not requested.
+    ::mlir::Value getLse() {
+      auto outs = getOutputs();
+      return outs.size() > 1 ? outs[1] : ::mlir::Value();
+    }
+    /// The scale actually applied: the attribute or 1/sqrt(D).
+    double getEffectiveScale();
+    /// Window bounds, -1 where unbounded or absent.
+    int64_t getWindowLeft();
+    int64_t getWindowRight();
+    /// Named dimension roles of the operands (see AttentionShape).
+    AttentionShape getShape();
+  }];
+}
+
+#endif // FLASH_DIALECT_FLASH_IR_FLASHOPS_TD

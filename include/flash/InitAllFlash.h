@@ -1,0 +1,25 @@
+//===- InitAllFlash.h - Register everything flash ---------------*- C++ -*-===//
+//
+// One call each to register the flash dialect and all flash passes and
+// pipelines, for flash-opt and for compilers that embed the passes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_INITALLFLASH_H
+#define FLASH_INITALLFLASH_H
+
+#include "flash/Dialect/Flash/IR/FlashDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+
+namespace mlir::flash {
+
+inline void registerAllFlashDialects(DialectRegistry &registry) {
+  registry.insert<FlashDialect>();
+}
+
+/// Registers the flash passes and named pipelines (none before issue 3).
+inline void registerAllFlashPasses() {}
+
+} // namespace mlir::flash
+
+#endif // FLASH_INITALLFLASH_H

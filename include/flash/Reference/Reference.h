@@ -1,0 +1,123 @@
+//===- Reference.h - Reference attention implementation ---------*- C++ -*-===//
+//
+// A deliberately simple, double-accumulating implementation of scaled
+// dot-product attention with the FlashAttention-2 feature set (causal and
+// sliding-window masks, GQA/MQA, softcap, ALiBi, KV-cache lengths, paged KV,
+// variable-length batches). It is the ground truth that CPU- and GPU-compiled
+// kernels are checked against, so it favours obviousness over speed and has
+// no MLIR/LLVM dependency.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_REFERENCE_REFERENCE_H
+#define FLASH_REFERENCE_REFERENCE_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace flash::ref {
+
+using Strides4 = std::array<int64_t, 4>;
+using Shape4 = std::array<int64_t, 4>;
+
+/// A read-only 4-D view in logical order [batch, heads, seq, dim] with element
+/// strides, so FA2's [batch, seq, heads, dim] storage is just other strides.
+struct View4 {
+  const float *data = nullptr;
+  Strides4 strides = {0, 0, 0, 0};
+
+  float at(int64_t b, int64_t h, int64_t s, int64_t d) const {
+    return data[b * strides[0] + h * strides[1] + s * strides[2] +
+                d * strides[3]];
+  }
+};
+
+/// Mutable counterpart of View4.
+struct MutView4 {
+  float *data = nullptr;
+  Strides4 strides = {0, 0, 0, 0};
+
+  float &at(int64_t b, int64_t h, int64_t s, int64_t d) const {
+    return data[b * strides[0] + h * strides[1] + s * strides[2] +
+                d * strides[3]];
+  }
+  operator View4() const { return {data, strides}; }
+};
+
+/// Attention problem description. Semantics, for sequence b, query head h
+/// and query row i (0 <= i < Sq_b):
+///
+///  * Lengths: Sq_b = seqQ, or cuSeqlensQ[b+1] - cuSeqlensQ[b] (varlen).
+///    Sk_b = kvLens[b] if kvLens is set, else cuSeqlensK[b+1] - cuSeqlensK[b]
+///    (varlen), else seqK. offset = Sk_b - Sq_b.
+///  * Query head h reads KV head h / (headsQ / headsKV) (GQA/MQA).
+///  * Key j (0 <= j < Sk_b) is visible iff
+///      causal           => j <= i + offset  (bottom-right aligned, as in
+///                                             FlashAttention >= 2.1)
+///      windowLeft >= 0  => j >= i + offset - windowLeft
+///      windowRight >= 0 => j <= i + offset + windowRight.
+///  * s_j = scale * (q_i . k_j); if softcap > 0, s_j = softcap*tanh(s_j /
+///    softcap); then with ALiBi s_j -= slope * |i + offset - j|, where slope
+///    is alibiSlopes[h], or alibiSlopes[b * headsQ + h] if alibiPerBatch.
+///  * m = max_j s_j, l = sum_j exp(s_j - m), O_i = sum_j exp(s_j - m) v_j / l,
+///    LSE_i = m + log(l) (natural log), all over visible keys, in double.
+///  * A row that sees no key gets O_i = 0 exactly and LSE_i = -infinity.
+///
+/// Layouts (logical [batch, heads, seq, dim] views, any strides):
+///  * Q [B, Hq, Sq, D], K [B, Hkv, Sk, D], V [B, Hkv, Sk, Dv],
+///    O [B, Hq, Sq, Dv], LSE contiguous [B, Hq, Sq] (optional).
+///  * Paged KV (blockTable set): K is [numPages, Hkv, pageSize, D] and V
+///    [numPages, Hkv, pageSize, Dv]; key j of sequence b lives in page
+///    blockTable[b * pagesPerSeq + j / pageSize], slot j % pageSize.
+///  * Varlen (cuSeqlensQ and cuSeqlensK set, each batch + 1 entries): Q, O,
+///    LSE (and K, V unless paged) have batch dim 1 and seqQ / seqK are the
+///    packed row counts; sequence b owns query rows [cuQ[b], cuQ[b+1]) and
+///    key rows [cuK[b], cuK[b+1]). With kvLens too, only the first kvLens[b]
+///    of those keys are used.
+///  * Capacity: kvLens[b] may not exceed seqK (varlen: cuK[b+1] - cuK[b]);
+///    with paging, Sk_b may not exceed pagesPerSeq * pageSize.
+/// Output rows not owned by any sequence (varlen padding) are left untouched.
+struct AttentionParams {
+  int64_t batch = 0, headsQ = 0, headsKV = 0, seqQ = 0, seqK = 0;
+  int64_t headDim = 0, headDimV = 0;
+  /// Multiplies Q.K^T; must be finite and > 0.
+  double scale = 0.0;
+  bool causal = false;
+  /// -1 means unbounded on that side.
+  int64_t windowLeft = -1, windowRight = -1;
+  /// 0 disables the softcap.
+  double softcap = 0.0;
+  /// [Hq] or, with alibiPerBatch, [B, Hq]; null disables ALiBi.
+  const float *alibiSlopes = nullptr;
+  bool alibiPerBatch = false;
+  /// [B] used KV length per sequence (KV cache); null means all keys.
+  const int32_t *kvLens = nullptr;
+  /// [B, pagesPerSeq] row-major page indices into [0, numPages).
+  const int32_t *blockTable = nullptr;
+  int64_t pageSize = 0, pagesPerSeq = 0, numPages = 0;
+  /// [B + 1] cumulative sequence lengths; both set or both null.
+  const int32_t *cuSeqlensQ = nullptr, *cuSeqlensK = nullptr;
+};
+
+/// Computes attention into `out` and, if non-null, `lse`. Returns an empty
+/// string on success, else a description of the invalid parameters, in which
+/// case nothing is written. Never asserts on invalid input it can detect
+/// (it cannot check that views cover enough memory).
+std::string attention(const AttentionParams &p, View4 q, View4 k, View4 v,
+                      MutView4 out, float *lse);
+
+/// Row-major strides of a buffer of shape [d0, d1, d2, d3].
+Strides4 contiguousStrides(const Shape4 &shape);
+
+/// Strides of the logical [B, H, S, D] view of a buffer stored as FA2's
+/// row-major [B, S, H, D]; `shape` is the logical [B, H, S, D].
+Strides4 bshdStrides(const Shape4 &shape);
+
+/// Maximum |a - b| over all elements of two views of logical shape `shape`.
+/// Equal infinities compare as 0; a NaN on either side gives +infinity.
+double maxAbsDiff(View4 a, View4 b, const Shape4 &shape);
+
+} // namespace flash::ref
+
+#endif // FLASH_REFERENCE_REFERENCE_H

@@ -1,0 +1,365 @@
+//===- FlashOps.cpp - flash dialect operations -----------------------------===//
+//
+// Verifier, shape roles and memory effects of `flash.attention`. Every rule
+// of the op's semantics has exactly one diagnostic here, worded so that the
+// user can fix the IR without reading this file; invalid.mlir tests each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+#define GET_OP_CLASSES
+#include "flash/Dialect/Flash/IR/FlashOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static bool compatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+static std::string dimStr(int64_t d) {
+  return ShapedType::isDynamic(d) ? std::string("?") : std::to_string(d);
+}
+
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::interleave(
+      shape, [&](int64_t d) { s += dimStr(d); }, [&] { s += ", "; });
+  return s + "]";
+}
+
+/// Checks that `shape` is compatible with `expected` (dynamic matches all).
+static bool shapeCompatible(ArrayRef<int64_t> shape,
+                            ArrayRef<int64_t> expected) {
+  return shape.size() == expected.size() &&
+         llvm::all_of(llvm::zip(shape, expected), [](auto pair) {
+           return compatible(std::get<0>(pair), std::get<1>(pair));
+         });
+}
+
+static bool isStridedMemRef(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  return !memref || memref.isStrided();
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+double AttentionOp::getEffectiveScale() {
+  if (std::optional<APFloat> scale = getScale())
+    return scale->convertToDouble();
+  auto qType = cast<ShapedType>(getQuery().getType());
+  return 1.0 / std::sqrt(double(qType.getDimSize(kDimPos)));
+}
+
+int64_t AttentionOp::getWindowLeft() {
+  std::optional<ArrayRef<int64_t>> w = getWindow();
+  return w && w->size() == 2 ? (*w)[0] : -1;
+}
+
+int64_t AttentionOp::getWindowRight() {
+  std::optional<ArrayRef<int64_t>> w = getWindow();
+  return w && w->size() == 2 ? (*w)[1] : -1;
+}
+
+AttentionShape AttentionOp::getShape() {
+  auto q = cast<ShapedType>(getQuery().getType());
+  auto k = cast<ShapedType>(getKey().getType());
+  auto v = cast<ShapedType>(getValue().getType());
+  AttentionShape s;
+  s.batch = q.getDimSize(kBatchPos);
+  s.headsQ = q.getDimSize(kHeadsPos);
+  s.headsKV = k.getDimSize(kHeadsPos);
+  s.seqQ = q.getDimSize(kSeqPos);
+  s.seqK = k.getDimSize(kSeqPos);
+  s.headDim = q.getDimSize(kDimPos);
+  s.headDimV = v.getDimSize(kDimPos);
+  if (Value table = getBlockTable()) {
+    s.paged = true;
+    s.numPages = k.getDimSize(kBatchPos);
+    s.pageSize = k.getDimSize(kSeqPos);
+    // Guarded: the verifier calls this before it has checked the table.
+    auto tableType = dyn_cast<RankedTensorType>(table.getType());
+    auto tableMemRef = dyn_cast<MemRefType>(table.getType());
+    int64_t pages = ShapedType::kDynamic;
+    if (tableType && tableType.getRank() == 2)
+      pages = tableType.getDimSize(1);
+    else if (tableMemRef && tableMemRef.getRank() == 2)
+      pages = tableMemRef.getDimSize(1);
+    s.seqK = ShapedType::isDynamic(pages) || ShapedType::isDynamic(s.pageSize)
+                 ? ShapedType::kDynamic
+                 : pages * s.pageSize;
+  }
+  return s;
+}
+
+/// Checks one serving operand: same container kind as Q, given element type,
+/// given rank(s). Returns the type on success.
+static FailureOr<ShapedType> verifyServingOperand(AttentionOp op, Value value,
+                                                  StringRef name,
+                                                  Type elementType,
+                                                  ArrayRef<int64_t> ranks) {
+  auto type = cast<ShapedType>(value.getType());
+  bool isMemRef = isa<MemRefType>(type);
+  if (!isa<RankedTensorType, MemRefType>(type) ||
+      isMemRef != op.hasPureBufferSemantics())
+    return op.emitOpError() << "'" << name << "' must be a ranked "
+                            << (op.hasPureBufferSemantics() ? "memref"
+                                                            : "tensor")
+                            << " like the query, got " << type;
+  if (type.getElementType() != elementType)
+    return op.emitOpError() << "'" << name << "' must have element type "
+                            << elementType << ", got "
+                            << type.getElementType();
+  if (!llvm::is_contained(ranks, type.getRank())) {
+    InFlightDiagnostic diag = op.emitOpError()
+                              << "'" << name << "' must have rank ";
+    llvm::interleave(ranks, diag, " or ");
+    return diag << ", got " << type.getRank();
+  }
+  return type;
+}
+
+LogicalResult AttentionOp::verify() {
+  // Q, K, V: rank-4 tensors or rank-4 strided memrefs, all of one kind.
+  std::pair<Value, StringRef> qkv[] = {
+      {getQuery(), "query"}, {getKey(), "key"}, {getValue(), "value"}};
+  for (auto [value, name] : qkv) {
+    auto type = cast<ShapedType>(value.getType());
+    if (!isa<RankedTensorType, MemRefType>(type) || type.getRank() != 4)
+      return emitOpError() << "'" << name
+                           << "' must be a rank-4 [batch, heads, seq, "
+                              "head_dim] ranked tensor or memref, got "
+                           << value.getType();
+    if (!isStridedMemRef(type))
+      return emitOpError() << "'" << name
+                           << "' memref must have a strided layout, got "
+                           << type;
+  }
+  auto qType = cast<ShapedType>(getQuery().getType());
+  auto kType = cast<ShapedType>(getKey().getType());
+  auto vType = cast<ShapedType>(getValue().getType());
+  bool buffers = hasPureBufferSemantics();
+  if (isa<MemRefType>(kType) != buffers || isa<MemRefType>(vType) != buffers)
+    return emitOpError("query, key and value must be all tensors or all "
+                       "memrefs");
+
+  // Element types: f16, bf16 or f32, the same for Q, K and V.
+  Type elementType = qType.getElementType();
+  if (!elementType.isF16() && !elementType.isBF16() && !elementType.isF32())
+    return emitOpError() << "element type must be f16, bf16 or f32, got "
+                         << elementType;
+  if (kType.getElementType() != elementType ||
+      vType.getElementType() != elementType)
+    return emitOpError() << "key and value must have the query's element type "
+                         << elementType << ", got " << kType.getElementType()
+                         << " and " << vType.getElementType();
+
+  // Head dims are static (they fix the register tiling of a kernel).
+  for (auto [value, name] : qkv)
+    if (cast<ShapedType>(value.getType()).isDynamicDim(kDimPos))
+      return emitOpError() << "'" << name << "' head_dim must be static";
+
+  AttentionShape s = getShape();
+  if (s.headDim != kType.getDimSize(kDimPos))
+    return emitOpError() << "query and key head_dim must match, got "
+                         << s.headDim << " and " << kType.getDimSize(kDimPos);
+  if (!compatible(s.headsKV, vType.getDimSize(kHeadsPos)))
+    return emitOpError() << "key and value must have the same number of "
+                            "heads, got "
+                         << dimStr(s.headsKV) << " and "
+                         << dimStr(vType.getDimSize(kHeadsPos));
+  if (!ShapedType::isDynamic(s.headsKV) && s.headsKV == 0)
+    return emitOpError("key/value heads must be non-zero");
+  if (!ShapedType::isDynamic(s.headsQ) && !ShapedType::isDynamic(s.headsKV) &&
+      s.headsQ % s.headsKV != 0)
+    return emitOpError() << "query heads (" << s.headsQ
+                         << ") must be a multiple of key/value heads ("
+                         << s.headsKV << ")";
+  if (!compatible(kType.getDimSize(kSeqPos), vType.getDimSize(kSeqPos)))
+    return emitOpError() << "key and value sequence lengths must match, got "
+                         << dimStr(kType.getDimSize(kSeqPos)) << " and "
+                         << dimStr(vType.getDimSize(kSeqPos));
+  if (!compatible(kType.getDimSize(kBatchPos), vType.getDimSize(kBatchPos)))
+    return emitOpError() << "key and value "
+                         << (s.paged ? "page counts" : "batch sizes")
+                         << " must match, got "
+                         << dimStr(kType.getDimSize(kBatchPos)) << " and "
+                         << dimStr(vType.getDimSize(kBatchPos));
+  if (!s.paged && !compatible(s.batch, kType.getDimSize(kBatchPos)))
+    return emitOpError() << "query and key/value batch sizes must match, got "
+                         << dimStr(s.batch) << " and "
+                         << dimStr(kType.getDimSize(kBatchPos));
+
+  // Serving operands.
+  Builder b(getContext());
+  Type i32 = b.getI32Type();
+  if (Value cuQ = getCuSeqlensQ()) {
+    Value cuK = getCuSeqlensK();
+    if (!cuK)
+      return emitOpError("'cu_seqlens' needs both cu_seqlens_q and "
+                         "cu_seqlens_k");
+    FailureOr<ShapedType> tq =
+        verifyServingOperand(*this, cuQ, "cu_seqlens_q", i32, {1});
+    if (failed(tq))
+      return failure();
+    FailureOr<ShapedType> tk =
+        verifyServingOperand(*this, cuK, "cu_seqlens_k", i32, {1});
+    if (failed(tk))
+      return failure();
+    if (!compatible(tq->getDimSize(0), tk->getDimSize(0)))
+      return emitOpError("cu_seqlens_q and cu_seqlens_k must have the same "
+                         "length (num_seqs + 1)");
+    if (getKvLens() || getBlockTable())
+      return emitOpError("varlen (cu_seqlens) cannot be combined with "
+                         "kv_lens or block_table");
+    if (!compatible(s.batch, 1) || !compatible(kType.getDimSize(kBatchPos), 1))
+      return emitOpError() << "varlen (cu_seqlens) packs sequences along seq: "
+                              "query, key and value must have batch size 1, "
+                              "got "
+                           << dimStr(s.batch);
+  } else if (getCuSeqlensK()) {
+    return emitOpError("'cu_seqlens' needs both cu_seqlens_q and "
+                       "cu_seqlens_k");
+  }
+
+  // Sequences in the batch: B, or num_seqs = len(cu_seqlens) - 1 for varlen.
+  int64_t numSeqs = s.batch;
+  if (Value cuQ = getCuSeqlensQ()) {
+    int64_t len = cast<ShapedType>(cuQ.getType()).getDimSize(0);
+    numSeqs = ShapedType::isDynamic(len) ? len : len - 1;
+  }
+  if (Value slopes = getAlibiSlopes()) {
+    FailureOr<ShapedType> t =
+        verifyServingOperand(*this, slopes, "alibi", b.getF32Type(), {1, 2});
+    if (failed(t))
+      return failure();
+    SmallVector<int64_t> expected = {s.headsQ};
+    if (t->getRank() == 2)
+      expected.insert(expected.begin(), numSeqs);
+    if (!shapeCompatible(t->getShape(), expected))
+      return emitOpError() << "'alibi' slopes must have shape [Hq] or [B, Hq] "
+                              "= "
+                           << shapeStr(expected) << ", got "
+                           << shapeStr(t->getShape());
+  }
+  if (Value lens = getKvLens()) {
+    FailureOr<ShapedType> t =
+        verifyServingOperand(*this, lens, "kv_lens", i32, {1});
+    if (failed(t))
+      return failure();
+    if (!compatible(t->getDimSize(0), s.batch))
+      return emitOpError() << "'kv_lens' must have one entry per batch ("
+                           << dimStr(s.batch) << "), got "
+                           << dimStr(t->getDimSize(0));
+  }
+  if (Value table = getBlockTable()) {
+    FailureOr<ShapedType> t =
+        verifyServingOperand(*this, table, "block_table", i32, {2});
+    if (failed(t))
+      return failure();
+    if (!compatible(t->getDimSize(0), s.batch))
+      return emitOpError() << "'block_table' must have one row per batch ("
+                           << dimStr(s.batch) << "), got "
+                           << dimStr(t->getDimSize(0));
+  }
+  // Attributes.
+  if (std::optional<APFloat> scale = getScale()) {
+    double v = scale->convertToDouble();
+    if (!(v > 0.0) || std::isinf(v))
+      return emitOpError() << "scale must be a positive finite number, got "
+                           << v;
+  }
+  if (std::optional<APFloat> cap = getSoftcap()) {
+    double v = cap->convertToDouble();
+    if (!(v > 0.0) || std::isinf(v))
+      return emitOpError() << "softcap must be a positive finite number, got "
+                           << v;
+  }
+  if (std::optional<ArrayRef<int64_t>> window = getWindow()) {
+    if (window->size() != 2)
+      return emitOpError() << "window must have two values [left, right], got "
+                           << window->size();
+    if ((*window)[0] < -1 || (*window)[1] < -1)
+      return emitOpError() << "window values must be >= -1 (-1 = unbounded), "
+                              "got ["
+                           << (*window)[0] << ", " << (*window)[1] << "]";
+  }
+
+  // Outputs: results on tensors, `outs` on memrefs; O then optional LSE.
+  if (buffers && !getResults().empty())
+    return emitOpError("memref form writes its outputs to 'outs' and must not "
+                       "return results");
+  if (!buffers && !getOuts().empty())
+    return emitOpError("tensor form returns its outputs and must not have "
+                       "'outs'");
+  ValueRange outputs = getOutputs();
+  if (outputs.empty() || outputs.size() > 2)
+    return emitOpError() << "expects O and optionally LSE as "
+                         << (buffers ? "'outs'" : "results") << ", got "
+                         << outputs.size();
+  for (Value out : outputs) {
+    if (buffers != isa<MemRefType>(out.getType()))
+      return emitOpError() << "outputs must be "
+                           << (buffers ? "memrefs" : "tensors")
+                           << " like the query, got " << out.getType();
+    if (!isStridedMemRef(out.getType()))
+      return emitOpError() << "output memref must have a strided layout, got "
+                           << out.getType();
+  }
+  auto oType = cast<ShapedType>(outputs[0].getType());
+  SmallVector<int64_t> oShape = {s.batch, s.headsQ, s.seqQ, s.headDimV};
+  if (!shapeCompatible(oType.getShape(), oShape))
+    return emitOpError() << "output must have shape [B, Hq, Sq, Dv] = "
+                         << shapeStr(oShape) << ", got "
+                         << shapeStr(oType.getShape());
+  if (oType.getElementType() != elementType)
+    return emitOpError() << "output element type must be the query's ("
+                         << elementType << "), got "
+                         << oType.getElementType();
+  if (outputs.size() == 2) {
+    auto lseType = cast<ShapedType>(outputs[1].getType());
+    SmallVector<int64_t> lseShape = {s.batch, s.headsQ, s.seqQ};
+    if (!shapeCompatible(lseType.getShape(), lseShape))
+      return emitOpError() << "LSE must have shape [B, Hq, Sq] = "
+                           << shapeStr(lseShape) << ", got "
+                           << shapeStr(lseType.getShape());
+    if (!lseType.getElementType().isF32())
+      return emitOpError() << "LSE element type must be f32, got "
+                           << lseType.getElementType();
+  }
+  return success();
+}
+
+void AttentionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // The tensor form is pure; the memref form reads its inputs and writes
+  // its outs.
+  if (!hasPureBufferSemantics())
+    return;
+  unsigned firstOut = getOuts().getBeginOperandIndex();
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (operand.getOperandNumber() >= firstOut)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}

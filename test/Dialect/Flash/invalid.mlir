@@ -1,0 +1,386 @@
+// RUN: flash-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of flash.attention and #flash.config; each
+// message is checked whole so a reworded or misplaced diagnostic fails.
+
+func.func @case0(%q: tensor<8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'query' must be a rank-4 [batch, heads, seq, head_dim] ranked tensor or memref, got 'tensor<8x128x64xf16>'}}
+  flash.attention ins(%q, %k, %v : tensor<8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case1(%q: tensor<2x8x128x64xf16>, %k: tensor<*xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'key' must be a rank-4 [batch, heads, seq, head_dim] ranked tensor or memref, got 'tensor<*xf16>'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<*xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case2(%q: memref<2x8x128x64xf16>, %k: memref<2x8x128x64xf16>, %v: memref<2x8x128x64xf16, affine_map<(a, b, c, d) -> (a, b, c mod 8, d)>>, %o: memref<2x8x128x64xf16>) {
+  // expected-error @+1 {{'value' memref must have a strided layout}}
+  flash.attention ins(%q, %k, %v : memref<2x8x128x64xf16>, memref<2x8x128x64xf16>, memref<2x8x128x64xf16, affine_map<(a, b, c, d) -> (a, b, c mod 8, d)>>) outs(%o : memref<2x8x128x64xf16>)
+  return
+}
+
+// -----
+
+func.func @case3(%q: tensor<2x8x128x64xf16>, %k: memref<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{query, key and value must be all tensors or all memrefs}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, memref<2x8x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case4(%q: tensor<2x8x128x64xi8>, %k: tensor<2x8x128x64xi8>, %v: tensor<2x8x128x64xi8>) {
+  // expected-error @+1 {{element type must be f16, bf16 or f32, got 'i8'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xi8>, tensor<2x8x128x64xi8>, tensor<2x8x128x64xi8>) -> tensor<2x8x128x64xi8>
+  return
+}
+
+// -----
+
+func.func @case5(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xbf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{key and value must have the query's element type 'f16', got 'bf16' and 'f16'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xbf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case6(%q: tensor<2x8x128x?xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{'query' head_dim must be static}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x?xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case7(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x128xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{query and key head_dim must match, got 64 and 128}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x128xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case8(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x4x128x64xf16>) {
+  // expected-error @+1 {{key and value must have the same number of heads, got 8 and 4}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x4x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case9(%q: tensor<2x32x128x64xf16>, %k: tensor<2x6x128x64xf16>, %v: tensor<2x6x128x64xf16>) {
+  // expected-error @+1 {{query heads (32) must be a multiple of key/value heads (6)}}
+  flash.attention ins(%q, %k, %v : tensor<2x32x128x64xf16>, tensor<2x6x128x64xf16>, tensor<2x6x128x64xf16>) -> tensor<2x32x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case10(%q: tensor<2x8x128x64xf16>, %k: tensor<2x0x128x64xf16>, %v: tensor<2x0x128x64xf16>) {
+  // expected-error @+1 {{key/value heads must be non-zero}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x0x128x64xf16>, tensor<2x0x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case11(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x100x64xf16>) {
+  // expected-error @+1 {{key and value sequence lengths must match, got 128 and 100}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x100x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case12(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<3x8x128x64xf16>) {
+  // expected-error @+1 {{key and value batch sizes must match, got 2 and 3}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<3x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case13(%q: tensor<2x8x128x64xf16>, %k: tensor<3x8x128x64xf16>, %v: tensor<3x8x128x64xf16>) {
+  // expected-error @+1 {{query and key/value batch sizes must match, got 2 and 3}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<3x8x128x64xf16>, tensor<3x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case14(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %s: memref<8xf32>) {
+  // expected-error @+1 {{'alibi' must be a ranked tensor like the query, got 'memref<8xf32>'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) alibi(%s : memref<8xf32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case15(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %s: tensor<8xf16>) {
+  // expected-error @+1 {{'alibi' must have element type 'f32', got 'f16'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) alibi(%s : tensor<8xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case16(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %s: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{'alibi' must have rank 1 or 2, got 3}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) alibi(%s : tensor<1x2x8xf32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case17(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %s: tensor<3x8xf32>) {
+  // expected-error @+1 {{'alibi' slopes must have shape [Hq] or [B, Hq] = [2, 8], got [3, 8]}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) alibi(%s : tensor<3x8xf32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case18(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %l: tensor<4xi32>) {
+  // expected-error @+1 {{'kv_lens' must have one entry per batch (2), got 4}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) kv_lens(%l : tensor<4xi32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case19(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %l: tensor<2xi64>) {
+  // expected-error @+1 {{'kv_lens' must have element type 'i32', got 'i64'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) kv_lens(%l : tensor<2xi64>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case20(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %t: tensor<2xi32>) {
+  // expected-error @+1 {{'block_table' must have rank 2, got 1}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) block_table(%t : tensor<2xi32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case21(%q: tensor<2x8x128x64xf16>, %k: tensor<?x8x16x64xf16>, %v: tensor<?x8x16x64xf16>, %t: tensor<3x4xi32>) {
+  // expected-error @+1 {{'block_table' must have one row per batch (2), got 3}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<?x8x16x64xf16>, tensor<?x8x16x64xf16>) block_table(%t : tensor<3x4xi32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case22(%q: tensor<2x8x128x64xf16>, %k: tensor<4x8x16x64xf16>, %v: tensor<5x8x16x64xf16>, %t: tensor<2x4xi32>) {
+  // expected-error @+1 {{key and value page counts must match, got 4 and 5}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<4x8x16x64xf16>, tensor<5x8x16x64xf16>) block_table(%t : tensor<2x4xi32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case23(%q: tensor<1x8x?x64xf16>, %k: tensor<1x8x?x64xf16>, %v: tensor<1x8x?x64xf16>, %a: tensor<4xi32>, %b: tensor<5xi32>) {
+  // expected-error @+1 {{cu_seqlens_q and cu_seqlens_k must have the same length (num_seqs + 1)}}
+  flash.attention ins(%q, %k, %v : tensor<1x8x?x64xf16>, tensor<1x8x?x64xf16>, tensor<1x8x?x64xf16>) cu_seqlens(%a, %b : tensor<4xi32>, tensor<5xi32>) -> tensor<1x8x?x64xf16>
+  return
+}
+
+// -----
+
+func.func @case24(%q: tensor<1x8x?x64xf16>, %k: tensor<1x8x?x64xf16>, %v: tensor<1x8x?x64xf16>, %a: tensor<4xi32>, %b: tensor<4xi32>, %l: tensor<1xi32>) {
+  // expected-error @+1 {{varlen (cu_seqlens) cannot be combined with kv_lens or block_table}}
+  flash.attention ins(%q, %k, %v : tensor<1x8x?x64xf16>, tensor<1x8x?x64xf16>, tensor<1x8x?x64xf16>) kv_lens(%l : tensor<1xi32>) cu_seqlens(%a, %b : tensor<4xi32>, tensor<4xi32>) -> tensor<1x8x?x64xf16>
+  return
+}
+
+// -----
+
+func.func @case25(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %a: tensor<4xi32>, %b: tensor<4xi32>) {
+  // expected-error @+1 {{varlen (cu_seqlens) packs sequences along seq: query, key and value must have batch size 1, got 2}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) cu_seqlens(%a, %b : tensor<4xi32>, tensor<4xi32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case26(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %a: tensor<4xi32>) {
+  // expected-error @+1 {{'cu_seqlens' needs both cu_seqlens_q and cu_seqlens_k}}
+  "flash.attention"(%q, %k, %v, %a) <{operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 1, 0, 0>}> : (tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<4xi32>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case27(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{scale must be a positive finite number, got -1}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {scale = -1.0 : f32} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case28(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{scale must be a positive finite number, got 0}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {scale = 0.0 : f32} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case29(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{scale must be a positive finite number, got INF}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {scale = 0x7F800000 : f32} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case30(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{softcap must be a positive finite number, got 0}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {softcap = 0.0 : f32} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case31(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{window must have two values [left, right], got 3}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {window = array<i64: 1, 2, 3>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case32(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{window values must be >= -1 (-1 = unbounded), got [-2, 0]}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {window = array<i64: -2, 0>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case33(%q: memref<2x8x128x64xf16>, %k: memref<2x8x128x64xf16>, %v: memref<2x8x128x64xf16>, %o: memref<2x8x128x64xf16>) {
+  // expected-error @+1 {{memref form writes its outputs to 'outs' and must not return results}}
+  flash.attention ins(%q, %k, %v : memref<2x8x128x64xf16>, memref<2x8x128x64xf16>, memref<2x8x128x64xf16>) outs(%o : memref<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case34(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>, %o: memref<2x8x128x64xf16>) {
+  // expected-error @+1 {{tensor form returns its outputs and must not have 'outs'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) outs(%o : memref<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case35(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{expects O and optionally LSE as results, got 0}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>)
+  return
+}
+
+// -----
+
+func.func @case36(%q: memref<2x8x128x64xf16>, %k: memref<2x8x128x64xf16>, %v: memref<2x8x128x64xf16>, %o: memref<2x8x128x64xf16>) {
+  // expected-error @+1 {{expects O and optionally LSE as 'outs', got 3}}
+  flash.attention ins(%q, %k, %v : memref<2x8x128x64xf16>, memref<2x8x128x64xf16>, memref<2x8x128x64xf16>) outs(%o, %o, %o : memref<2x8x128x64xf16>, memref<2x8x128x64xf16>, memref<2x8x128x64xf16>)
+  return
+}
+
+// -----
+
+func.func @case37(%q: memref<2x8x128x64xf16>, %k: memref<2x8x128x64xf16>, %v: memref<2x8x128x64xf16>, %o: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{outputs must be memrefs like the query, got 'tensor<2x8x128x64xf16>'}}
+  flash.attention ins(%q, %k, %v : memref<2x8x128x64xf16>, memref<2x8x128x64xf16>, memref<2x8x128x64xf16>) outs(%o : tensor<2x8x128x64xf16>)
+  return
+}
+
+// -----
+
+func.func @case38(%q: memref<2x8x128x64xf16>, %k: memref<2x8x128x64xf16>, %v: memref<2x8x128x64xf16>, %o: memref<2x8x128x64xf16, affine_map<(a, b, c, d) -> (a, b, c mod 8, d)>>) {
+  // expected-error @+1 {{output memref must have a strided layout}}
+  flash.attention ins(%q, %k, %v : memref<2x8x128x64xf16>, memref<2x8x128x64xf16>, memref<2x8x128x64xf16>) outs(%o : memref<2x8x128x64xf16, affine_map<(a, b, c, d) -> (a, b, c mod 8, d)>>)
+  return
+}
+
+// -----
+
+func.func @case39(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{output must have shape [B, Hq, Sq, Dv] = [2, 8, 128, 64], got [2, 8, 128, 32]}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x32xf16>
+  return
+}
+
+// -----
+
+func.func @case40(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{output element type must be the query's ('f16'), got 'f32'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf32>
+  return
+}
+
+// -----
+
+func.func @case41(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{LSE must have shape [B, Hq, Sq] = [2, 8, 128], got [2, 8]}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @case42(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{LSE element type must be f32, got 'f16'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>, tensor<2x8x128xf16>
+  return
+}
+
+// -----
+
+func.func @case43(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{block_m and block_n must be positive, got 0 and 64}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 0, block_n = 64, warps = 4, stages = 2>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case44(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{warps must be positive, got 0}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 0, stages = 2>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case45(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{stages must be positive, got -1}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = -1>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @case46(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{splits must be positive, got 0}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = 0>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @syntax(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{expected 'ins'}}
+  %o = flash.attention (%q, %k, %v) -> tensor<2x8x128x64xf16>
+  return
+}

@@ -1,0 +1,34 @@
+# -*- Python -*-
+# lit configuration of the FlashMLIR tests: FileCheck tests of every pass and
+# of the dialect, plus the gtest unit tests under Unit/ (their own config).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FLASH"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.flash_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%flash_src_root", config.flash_src_root))
+config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tool_dirs = [config.flash_tools_dir, config.llvm_tools_dir]
+tools = ["flash-opt", "flash-run", "flash-fuzz-parse", "mlir-runner",
+         "mlir-translate", "mlir-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# ptxas (CUDA toolkit) is optional on a developer machine; tests that need
+# it say `REQUIRES: ptxas`.
+if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "ptxas")):
+    config.available_features.add("ptxas")
+    llvm_config.add_tool_substitutions(["ptxas"], [config.cuda_bin_dir])
