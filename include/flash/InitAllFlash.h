@@ -9,6 +9,7 @@
 #define FLASH_INITALLFLASH_H
 
 #include "flash/Dialect/Flash/IR/FlashDialect.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 
 namespace mlir::flash {
@@ -17,8 +18,8 @@ inline void registerAllFlashDialects(DialectRegistry &registry) {
   registry.insert<FlashDialect>();
 }
 
-/// Registers the flash passes and named pipelines (none before issue 3).
-inline void registerAllFlashPasses() {}
+/// Registers the flash passes and named pipelines.
+inline void registerAllFlashPasses() { registerFlashPassesAndPipelines(); }
 
 } // namespace mlir::flash
 

@@ -363,3 +363,43 @@ void AttentionOp::getEffects(
                            SideEffects::DefaultResource::get());
   }
 }
+
+//===----------------------------------------------------------------------===//
+// TileUpdateOp / TileFinalizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileUpdateOp::verify() {
+  auto q = getQuery().getType(), k = getKey().getType(),
+       v = getValue().getType(), acc = getAcc().getType();
+  if (q.getRank() != 2 || k.getRank() != 2 || v.getRank() != 2 ||
+      acc.getRank() != 2 || !q.hasStaticShape() || !k.hasStaticShape() ||
+      !v.hasStaticShape() || !acc.hasStaticShape())
+    return emitOpError("query, key, value and acc must be static rank-2 "
+                       "tiles");
+  int64_t bm = q.getDimSize(0), bn = k.getDimSize(0);
+  if (k.getDimSize(1) != q.getDimSize(1))
+    return emitOpError("query and key tiles must have the same head_dim");
+  if (v.getDimSize(0) != bn)
+    return emitOpError("key and value tiles must have the same rows");
+  if (acc.getDimSize(0) != bm || acc.getDimSize(1) != v.getDimSize(1))
+    return emitOpError("acc must be [BM, Dv]");
+  for (auto t : {getMax().getType(), getSum().getType()})
+    if (t.getRank() != 1 || t.getDimSize(0) != bm)
+      return emitOpError("max and sum must be [BM]");
+  if (q.getElementType() != k.getElementType() ||
+      q.getElementType() != v.getElementType())
+    return emitOpError("query, key and value tiles must have one element "
+                       "type");
+  return success();
+}
+
+LogicalResult TileFinalizeOp::verify() {
+  auto acc = getAcc().getType(), out = getOut().getType();
+  if (acc.getShape() != out.getShape())
+    return emitOpError("out must have the shape of acc");
+  for (auto t : {getMax().getType(), getSum().getType(), getLse().getType()})
+    if (t.getRank() != 1 || acc.getRank() != 2 ||
+        t.getDimSize(0) != acc.getDimSize(0))
+      return emitOpError("max, sum and lse must be [BM]");
+  return success();
+}

@@ -130,4 +130,71 @@ def Flash_AttentionOp : Flash_Op<"attention", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Tile-level ops: what flash-tile emits and flash-online-softmax expands.
+//===----------------------------------------------------------------------===//
+
+def Flash_TileUpdateOp : Flash_Op<"tile_update", [Pure,
+    AllTypesMatch<["acc", "new_acc"]>, AllTypesMatch<["max", "new_max"]>,
+    AllTypesMatch<["sum", "new_sum"]>]> {
+  let summary = "Online-softmax update of one Q row block by one K/V block";
+  let description = [{
+    One iteration of FlashAttention-2's KV loop for one program. `query` is
+    the Q row block (rows `row .. row + BM`), `key`/`value` the K/V block
+    (keys `col .. col + BN`), zero-padded past the sequence ends. With
+    `u` the score in kernel units (`u = Q K^T`, or the capped logit when
+    `softcap` is set; the logit is `c * u` with `c = scale`, or 1 under
+    softcap) and masked entries at -inf:
+
+    ```
+    new_max = max(max, rowmax(u))
+    p       = exp(c * (u - new_max))
+    new_sum = sum * exp(c * (max - new_max)) + rowsum(p)
+    new_acc = acc * exp(c * (max - new_max)) + p V
+    ```
+
+    With `masked`, key `j = col + c` is visible to query `i = row + r` iff
+    `j < seq_k` and the causal/window conditions of `flash.attention` hold
+    (`off = seq_k - seq_q`). Without it every entry is visible: `flash-tile`
+    emits unmasked updates only for blocks it proved fully visible.
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
+                       AnyRankedTensor:$value,
+                       RankedTensorOf<[F32]>:$acc, RankedTensorOf<[F32]>:$max,
+                       RankedTensorOf<[F32]>:$sum,
+                       Index:$row, Index:$col, Index:$seq_q, Index:$seq_k,
+                       F32Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<DenseI64ArrayAttr>:$window,
+                       OptionalAttr<F32Attr>:$softcap, UnitAttr:$masked);
+  let results = (outs RankedTensorOf<[F32]>:$new_acc,
+                      RankedTensorOf<[F32]>:$new_max,
+                      RankedTensorOf<[F32]>:$new_sum);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $acc `,` $max `,` $sum
+    `at` `(` $row `,` $col `)` `bounds` `(` $seq_q `,` $seq_k `)` attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($acc) `,`
+      type($max) `,` type($sum)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flash_TileFinalizeOp : Flash_Op<"tile_finalize", [Pure]> {
+  let summary = "Epilogue of one Q row block: O = acc / l, LSE = m + log l";
+  let description = [{
+    Turns the online-softmax state into the outputs of one program:
+    `out = acc / sum` (0 where `sum == 0`, i.e. a row that saw no key) in
+    the output element type, and `lse = c * max + log(sum)` (-inf where
+    `sum == 0`), `c` as in `flash.tile_update`.
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$acc, RankedTensorOf<[F32]>:$max,
+                       RankedTensorOf<[F32]>:$sum, F32Attr:$scale,
+                       OptionalAttr<F32Attr>:$softcap);
+  let results = (outs AnyRankedTensor:$out, RankedTensorOf<[F32]>:$lse);
+  let assemblyFormat = [{
+    $acc `,` $max `,` $sum attr-dict `:` type($acc) `,` type($max) `,`
+      type($sum) `->` type($out) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // FLASH_DIALECT_FLASH_IR_FLASHOPS_TD

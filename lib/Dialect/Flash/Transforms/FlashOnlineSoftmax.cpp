@@ -1,0 +1,307 @@
+//===- FlashOnlineSoftmax.cpp - Explicit online softmax --------------------===//
+//
+// flash-online-softmax: expands flash.tile_update into the two tile GEMMs and
+// the online-softmax recurrence of FlashAttention-2 (FA2 softmax.h), and
+// flash.tile_finalize into its epilogue, on static tensor tiles with linalg,
+// arith and math. The score scale is folded into the exponent so that each
+// probability costs one multiply-add and one exp2, as in FA2.
+//
+// Units: u is the score the kernel keeps (Q K^T, or the capped logit with
+// softcap); the logit is c * u with c = scale (c = 1 under softcap). The
+// running max m is kept in u units and scaled only inside the exponent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+
+namespace mlir::flash {
+#define GEN_PASS_DEF_FLASHONLINESOFTMAX
+#include "flash/Dialect/Flash/Transforms/Passes.h.inc"
+} // namespace mlir::flash
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+
+constexpr double kLog2e = 1.4426950408889634;
+using utils::IteratorType;
+
+/// Builds the linalg ops of one expansion; every tile is [BM, BN] or [BM].
+struct TileBuilder {
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx = b.getContext();
+
+  AffineMap id2() { return AffineMap::getMultiDimIdentityMap(2, ctx); }
+  AffineMap rowOf2() {
+    return AffineMap::get(2, 0, {b.getAffineDimExpr(0)}, ctx);
+  }
+  AffineMap id1() { return AffineMap::getMultiDimIdentityMap(1, ctx); }
+
+  Value f32(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+
+  /// A linalg.generic with the given maps (inputs then init) and iterators.
+  Value generic(ValueRange inputs, Value init, ArrayRef<AffineMap> maps,
+                ArrayRef<IteratorType> iterators,
+                function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+    auto op = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+        });
+    return op.getResult(0);
+  }
+
+  Value emptyLike(Value like, Type elementType = {}) {
+    auto type = cast<RankedTensorType>(like.getType());
+    return tensor::EmptyOp::create(
+        b, loc, type.getShape(),
+        elementType ? elementType : type.getElementType());
+  }
+
+  Value zeros(ArrayRef<int64_t> shape) {
+    Value empty = tensor::EmptyOp::create(b, loc, shape, b.getF32Type());
+    return linalg::FillOp::create(b, loc, f32(0.0), empty).getResult(0);
+  }
+
+  /// C += A * B^T (transposeB) or C += A * B, accumulated in f32; linalg
+  /// extends bf16/f16 operands to the f32 accumulator.
+  Value matmul(Value a, Value bMat, Value c, bool transposeB) {
+    AffineExpr m, n, k;
+    bindDims(ctx, m, n, k);
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(3, 0, {m, k}, ctx),
+        AffineMap::get(3, 0, transposeB ? ArrayRef<AffineExpr>{n, k}
+                                        : ArrayRef<AffineExpr>{k, n},
+                       ctx),
+        AffineMap::get(3, 0, {m, n}, ctx)};
+    auto op = linalg::MatmulOp::create(b, loc, ValueRange{a, bMat},
+                                       ValueRange{c});
+    op.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+    return op.getResult(0);
+  }
+};
+
+Value isNegInf(OpBuilder &b, Location loc, Value x) {
+  Value ninf = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, ninf);
+}
+
+/// The kernel-unit factor c of the logit c * u.
+double logitFactor(float scale, std::optional<APFloat> softcap) {
+  return softcap ? 1.0 : double(scale);
+}
+
+void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
+  TileBuilder tb{rewriter, op.getLoc()};
+  auto par = IteratorType::parallel, red = IteratorType::reduction;
+  int64_t bm = op.getQuery().getType().getDimSize(0);
+  int64_t bn = op.getKey().getType().getDimSize(0);
+  float scale = op.getScale().convertToFloat();
+  std::optional<APFloat> softcap = op.getSoftcap();
+  double c = logitFactor(scale, softcap);
+
+  // S = Q K^T                                        (first tile GEMM)
+  Value s = tb.matmul(op.getQuery(), op.getKey(), tb.zeros({bm, bn}),
+                      /*transposeB=*/true);
+
+  // S = softcap * tanh(S * scale / softcap)          (softcap only)
+  if (softcap) {
+    double cap = softcap->convertToDouble();
+    s = tb.generic({}, s, {tb.id2()}, {par, par},
+                   [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                     Value x = arith::MulFOp::create(b, l, a[0],
+                                                     tb.f32(scale / cap));
+                     Value t = math::TanhOp::create(b, l, x);
+                     return arith::MulFOp::create(b, l, t, tb.f32(cap));
+                   });
+  }
+
+  // S[r, j] = -inf unless key col + j is visible to query row + r
+  if (op.getMasked()) {
+    int64_t left = -1, right = -1;
+    if (auto w = op.getWindow()) {
+      left = (*w)[0];
+      right = (*w)[1];
+    }
+    bool causal = op.getCausal();
+    Value row = op.getRow(), col = op.getCol();
+    Value seqQ = op.getSeqQ(), seqK = op.getSeqK();
+    s = tb.generic(
+        {}, s, {tb.id2()}, {par, par},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          auto cst = [&](int64_t v) -> Value {
+            return arith::ConstantIndexOp::create(b, l, v);
+          };
+          auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
+            return arith::CmpIOp::create(b, l, p, x, y);
+          };
+          Value i = arith::AddIOp::create(b, l, row,
+                                          linalg::IndexOp::create(b, l, 0));
+          Value j = arith::AddIOp::create(b, l, col,
+                                          linalg::IndexOp::create(b, l, 1));
+          // Bottom-right alignment: query i's diagonal is key i + Sk - Sq.
+          Value diag = arith::AddIOp::create(
+              b, l, i, arith::SubIOp::create(b, l, seqK, seqQ));
+          Value visible = cmp(arith::CmpIPredicate::slt, j, seqK);
+          auto both = [&](Value cond) {
+            visible = arith::AndIOp::create(b, l, visible, cond);
+          };
+          if (causal)
+            both(cmp(arith::CmpIPredicate::sle, j, diag));
+          if (right >= 0)
+            both(cmp(arith::CmpIPredicate::sle, j,
+                     arith::AddIOp::create(b, l, diag, cst(right))));
+          if (left >= 0)
+            both(cmp(arith::CmpIPredicate::sge, j,
+                     arith::SubIOp::create(b, l, diag, cst(left))));
+          Value ninf = tb.f32(-std::numeric_limits<float>::infinity());
+          return arith::SelectOp::create(b, l, visible, a[0], ninf);
+        });
+  }
+
+  // m_new = max(m, rowmax(S))
+  Value mOld = op.getMax();
+  Value mNew = tb.generic({s}, mOld, {tb.id2(), tb.rowOf2()}, {par, red},
+                          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                            return arith::MaxNumFOp::create(b, l, a[0], a[1]);
+                          });
+
+  // ms = m_new * scale * log2e, or 0 while the row has seen no key (so that
+  // exp2(-inf - ms) is 0 rather than NaN, as FA2's max_scaled)
+  Value cLog2e = tb.f32(c * kLog2e);
+  Value ms = tb.generic(
+      {mNew}, tb.emptyLike(mNew), {tb.id1(), tb.id1()}, {par},
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value scaled = arith::MulFOp::create(b, l, a[0], cLog2e);
+        return arith::SelectOp::create(b, l, isNegInf(b, l, a[0]), tb.f32(0),
+                                       scaled);
+      });
+
+  // P = exp2(S * scale * log2e - ms)                  (one FFMA + EX2)
+  Value p = tb.generic(
+      {ms}, s, {tb.rowOf2(), tb.id2()}, {par, par},
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value negMs = arith::NegFOp::create(b, l, a[0]);
+        Value x = math::FmaOp::create(b, l, a[1], cLog2e, negMs);
+        return math::Exp2Op::create(b, l, x);
+      });
+
+  // alpha = exp2(m * scale * log2e - ms)              (rescale factor)
+  Value alpha = tb.generic(
+      {mOld, ms}, tb.emptyLike(mOld), {tb.id1(), tb.id1(), tb.id1()}, {par},
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value negMs = arith::NegFOp::create(b, l, a[1]);
+        Value x = math::FmaOp::create(b, l, a[0], cLog2e, negMs);
+        return math::Exp2Op::create(b, l, x);
+      });
+
+  // l_new = l * alpha + rowsum(P)
+  Value lScaled = tb.generic({alpha}, op.getSum(), {tb.id1(), tb.id1()}, {par},
+                             [&](OpBuilder &b, Location l, ValueRange a) {
+                               return arith::MulFOp::create(b, l, a[1], a[0])
+                                   .getResult();
+                             });
+  Value lNew = tb.generic({p}, lScaled, {tb.id2(), tb.rowOf2()}, {par, red},
+                          [&](OpBuilder &b, Location l, ValueRange a) {
+                            return arith::AddFOp::create(b, l, a[1], a[0])
+                                .getResult();
+                          });
+
+  // acc = acc * alpha
+  Value acc = tb.generic({alpha}, op.getAcc(), {tb.rowOf2(), tb.id2()},
+                         {par, par}, [&](OpBuilder &b, Location l,
+                                         ValueRange a) {
+                           return arith::MulFOp::create(b, l, a[1], a[0])
+                               .getResult();
+                         });
+
+  // P = convert(P) to V's element type                (in registers, FA2)
+  Type vElt = op.getValue().getType().getElementType();
+  if (!vElt.isF32())
+    p = tb.generic({p}, tb.emptyLike(p, vElt), {tb.id2(), tb.id2()},
+                   {par, par}, [&](OpBuilder &b, Location l, ValueRange a) {
+                     return arith::TruncFOp::create(b, l, vElt, a[0])
+                         .getResult();
+                   });
+
+  // acc += P V                                        (second tile GEMM)
+  acc = tb.matmul(p, op.getValue(), acc, /*transposeB=*/false);
+
+  rewriter.replaceOp(op, {acc, mNew, lNew});
+}
+
+void expandFinalize(RewriterBase &rewriter, TileFinalizeOp op) {
+  TileBuilder tb{rewriter, op.getLoc()};
+  auto par = IteratorType::parallel;
+  double c = logitFactor(op.getScale().convertToFloat(), op.getSoftcap());
+  Type outElt = op.getOut().getType().getElementType();
+
+  // O = acc / l, and 0 for a row that saw no key (l == 0), never NaN
+  Value out = tb.generic(
+      {op.getAcc(), op.getSum()}, tb.emptyLike(op.getAcc(), outElt),
+      {tb.id2(), tb.rowOf2(), tb.id2()}, {par, par},
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value zero = tb.f32(0.0);
+        Value empty =
+            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], zero);
+        Value inv = arith::DivFOp::create(b, l, tb.f32(1.0), a[1]);
+        inv = arith::SelectOp::create(b, l, empty, zero, inv);
+        Value o = arith::MulFOp::create(b, l, a[0], inv);
+        if (!outElt.isF32())
+          o = arith::TruncFOp::create(b, l, outElt, o);
+        return o;
+      });
+
+  // LSE = m * scale + log(l), and -inf (log 0) for a row that saw no key
+  Value lse = tb.generic(
+      {op.getMax(), op.getSum()}, tb.emptyLike(op.getMax()),
+      {tb.id1(), tb.id1(), tb.id1()}, {par},
+      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+        Value empty = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
+                                            a[1], tb.f32(0.0));
+        Value logit = arith::MulFOp::create(b, l, a[0], tb.f32(c));
+        Value v =
+            arith::AddFOp::create(b, l, logit, math::LogOp::create(b, l, a[1]));
+        return arith::SelectOp::create(
+            b, l, empty, tb.f32(-std::numeric_limits<float>::infinity()), v);
+      });
+  rewriter.replaceOp(op, {out, lse});
+}
+
+struct FlashOnlineSoftmaxPass
+    : flash::impl::FlashOnlineSoftmaxBase<FlashOnlineSoftmaxPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<Operation *> tileOps;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<TileUpdateOp, TileFinalizeOp>(op))
+        tileOps.push_back(op);
+    });
+    for (Operation *op : tileOps) {
+      if (auto update = dyn_cast<TileUpdateOp>(op)) {
+        rewriter.setInsertionPoint(update);
+        numMasked += update.getMasked() ? 1 : 0;
+        expandUpdate(rewriter, update);
+        ++numUpdates;
+      } else if (auto finalize = dyn_cast<TileFinalizeOp>(op)) {
+        rewriter.setInsertionPoint(finalize);
+        expandFinalize(rewriter, finalize);
+        ++numFinalized;
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,60 @@
+//===- FlashPlan.cpp - Choose kernel configurations ------------------------===//
+//
+// flash-plan: records a #flash.config on every flash.attention that has none.
+// The choice is FlashAttention-2's launch-template table, adjusted to the
+// target's shared memory; later passes read the attribute and never decide
+// again, so a user can override any choice by writing the attribute.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+
+namespace mlir::flash {
+#define GEN_PASS_DEF_FLASHPLAN
+#include "flash/Dialect/Flash/Transforms/Passes.h.inc"
+} // namespace mlir::flash
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+
+/// Shared memory of one program: the Q block plus `stages` K and V blocks.
+int64_t smemBytes(int64_t blockM, int64_t blockN, int64_t d, int64_t dv,
+                  int64_t stages, int64_t elementBytes) {
+  return (blockM * d + stages * blockN * (d + dv)) * elementBytes;
+}
+
+struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    getOperation()->walk([&](AttentionOp op) {
+      if (op.getConfig()) {
+        ++numKept;
+        return;
+      }
+      AttentionShape s = op.getShape();
+      int64_t d = std::max(s.headDim, s.headDimV);
+      int64_t stages = smVersion >= 80 ? 2 : 1;
+      int64_t elementBytes =
+          cast<ShapedType>(op.getQuery().getType()).getElementTypeBitWidth() /
+          8;
+      // FA2's table (flash_fwd_launch_template.h, sm80/sm90).
+      int64_t blockM = 128, blockN = d <= 64 ? 128 : 64;
+      int64_t warps = d <= 128 ? 4 : 8;
+      if (d > 192 && smemBytes(blockM, blockN, s.headDim, s.headDimV, stages,
+                               elementBytes) > smemPerBlockKB * 1024) {
+        // hdim 256 on a smaller-smem part: 64 x 64 with 4 warps.
+        blockM = 64;
+        warps = 4;
+      }
+      op.setConfigAttr(ConfigAttr::get(op.getContext(), blockM, blockN, warps,
+                                       stages, /*numSplits=*/1));
+      ++numPlanned;
+    });
+  }
+};
+
+} // namespace

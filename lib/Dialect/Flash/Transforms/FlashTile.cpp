@@ -1,0 +1,417 @@
+//===- FlashTile.cpp - The FlashAttention-2 grid and KV loop ---------------===//
+//
+// flash-tile: rewrites flash.attention into FA2's structure. One program per
+// (Q row block, query head, batch) in an scf.parallel grid; per program the
+// Q block is read once and K/V blocks stream through a loop whose bounds are
+// clipped to the blocks the causal/window mask can reach. The blocks that
+// need an element mask (the diagonal band, the ragged last block, the left
+// window edge) are peeled into loops of their own so that the main loop's
+// updates carry no mask (FA2 flash_fwd_kernel.h: n_masking_steps).
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tensor/Utils/Utils.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::flash {
+#define GEN_PASS_DEF_FLASHTILE
+#include "flash/Dialect/Flash/Transforms/Passes.h.inc"
+} // namespace mlir::flash
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+
+/// The mask of one attention as the tiling sees it: causal is a right window
+/// of 0, and each side is either bounded (>= 0) or not.
+struct MaskBounds {
+  int64_t left = -1, right = -1;
+  bool leftBounded() const { return left >= 0; }
+  bool rightBounded() const { return right >= 0; }
+
+  static MaskBounds get(AttentionOp op) {
+    MaskBounds m{op.getWindowLeft(), op.getWindowRight()};
+    if (op.getCausal())
+      m.right = m.right >= 0 ? std::min<int64_t>(m.right, 0) : 0;
+    return m;
+  }
+};
+
+/// KV block ranges of one program, [nMin, lEnd) masked left edge,
+/// [lEnd, rStart) unmasked main loop, [rStart, nMax) masked right band.
+/// Computed on integers for the static statistics; emitKVRanges() emits the
+/// same formulas as IR (keep the two in sync).
+struct KVRanges {
+  int64_t nMin, lEnd, rStart, nMax;
+};
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+/// Number of blocks in a band that may need a mask on a bounded side: the
+/// BlockM rows of a program span BlockM diagonals, which touch at most
+/// ceil(BlockM / BlockN) + 1 blocks of BlockN columns.
+int64_t bandBlocks(int64_t blockM, int64_t blockN) {
+  return (blockM + blockN - 1) / blockN + 1;
+}
+
+KVRanges computeKVRanges(MaskBounds mask, int64_t blockM, int64_t blockN,
+                         int64_t row0, int64_t seqQ, int64_t seqK) {
+  int64_t off = seqK - seqQ;
+  // Exclusive column bound of the last row: j <= row0 + BM - 1 + off + right.
+  int64_t hi = mask.rightBounded()
+                   ? std::min(seqK, row0 + blockM + off + mask.right)
+                   : seqK;
+  int64_t nMax = std::max<int64_t>(ceilDiv(hi, blockN), 0);
+  // First visible column of the first row: j >= row0 + off - left.
+  int64_t lo = mask.leftBounded()
+                   ? std::max<int64_t>(0, row0 + off - mask.left)
+                   : 0;
+  int64_t nMin = std::min(floorDiv(lo, blockN), nMax);
+  int64_t nRight = mask.rightBounded() ? bandBlocks(blockM, blockN)
+                                       : (seqK % blockN != 0 ? 1 : 0);
+  int64_t rStart = std::max(nMin, nMax - nRight);
+  int64_t nLeft = mask.leftBounded() ? bandBlocks(blockM, blockN) : 0;
+  int64_t lEnd = std::min(nMin + nLeft, rStart);
+  return {nMin, lEnd, rStart, nMax};
+}
+
+/// Index arithmetic helpers that keep the emitted IR readable.
+struct IndexBuilder {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value ceilDiv(Value x, Value y) {
+    return arith::CeilDivSIOp::create(b, loc, x, y);
+  }
+  Value floorDiv(Value x, Value y) {
+    return arith::FloorDivSIOp::create(b, loc, x, y);
+  }
+  Value divui(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value dim(Value shaped, int64_t i) {
+    return memref::DimOp::create(b, loc, shaped, i);
+  }
+};
+
+struct KVRangeValues {
+  Value nMin, lEnd, rStart, nMax;
+};
+
+KVRangeValues emitKVRanges(IndexBuilder &ib, MaskBounds mask, int64_t blockM,
+                           int64_t blockN, Value row0, Value seqQ,
+                           Value seqK) {
+  Value off = ib.sub(seqK, seqQ);
+  Value bn = ib.c(blockN);
+  Value hi = seqK;
+  if (mask.rightBounded())
+    hi = ib.min(seqK, ib.add(ib.add(row0, off), ib.c(blockM + mask.right)));
+  Value nMax = ib.max(ib.ceilDiv(hi, bn), ib.c(0));
+  Value lo = ib.c(0);
+  if (mask.leftBounded())
+    lo = ib.max(ib.c(0), ib.sub(ib.add(row0, off), ib.c(mask.left)));
+  Value nMin = ib.min(ib.floorDiv(lo, bn), nMax);
+  Value nRight;
+  if (mask.rightBounded()) {
+    nRight = ib.c(bandBlocks(blockM, blockN));
+  } else {
+    // Only a ragged last block needs a mask: 1 if seq_k % BN != 0.
+    Value ragged = arith::CmpIOp::create(
+        ib.b, ib.loc, arith::CmpIPredicate::ne,
+        arith::RemSIOp::create(ib.b, ib.loc, seqK, bn), ib.c(0));
+    nRight = arith::IndexCastOp::create(
+        ib.b, ib.loc, ib.b.getIndexType(),
+        arith::ExtUIOp::create(ib.b, ib.loc, ib.b.getI64Type(), ragged));
+  }
+  Value rStart = ib.max(nMin, ib.sub(nMax, nRight));
+  Value lEnd = nMin;
+  if (mask.leftBounded())
+    lEnd = ib.min(ib.add(nMin, ib.c(bandBlocks(blockM, blockN))), rStart);
+  return {nMin, lEnd, rStart, nMax};
+}
+
+/// Reads rows [start, start + min(rows, limit - start)) of the [seq, dim]
+/// plane (b, h) of `src` as a static [rows, dim] tensor, zero-padded past
+/// the sequence end (tails are padded on chip, not by the caller).
+Value readBlock(IndexBuilder &ib, Value src, Value batch, Value head,
+                Value start, Value limit, int64_t rows) {
+  auto srcType = cast<MemRefType>(src.getType());
+  int64_t dim = srcType.getDimSize(kDimPos);
+  Value count = ib.min(ib.c(rows), ib.sub(limit, start));
+  SmallVector<OpFoldResult> offsets = {batch, head, start, ib.b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes = {ib.b.getIndexAttr(1), ib.b.getIndexAttr(1),
+                                     count, ib.b.getIndexAttr(dim)};
+  SmallVector<OpFoldResult> strides(4, ib.b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {ShapedType::kDynamic, dim}, srcType, offsets, sizes, strides);
+  Value view = memref::SubViewOp::create(ib.b, ib.loc, viewType, src, offsets,
+                                         sizes, strides);
+  auto dynType =
+      RankedTensorType::get({ShapedType::kDynamic, dim}, srcType.getElementType());
+  Value tile = bufferization::ToTensorOp::create(ib.b, ib.loc, dynType, view,
+                                                 /*restrict=*/true);
+  auto staticType = RankedTensorType::get({rows, dim}, srcType.getElementType());
+  Value zero = arith::ConstantOp::create(
+      ib.b, ib.loc, ib.b.getZeroAttr(srcType.getElementType()));
+  return tensor::createPadHighOp(staticType, tile, zero, /*nofold=*/false,
+                                 ib.loc, ib.b);
+}
+
+/// Writes the first `count` rows of the [rows, ...] tile `value` into the
+/// (b, h) plane of `dst` at row `start`.
+void writeBlock(IndexBuilder &ib, Value value, Value dst, Value batch,
+                Value head, Value start, Value count) {
+  auto dstType = cast<MemRefType>(dst.getType());
+  auto tileType = cast<RankedTensorType>(value.getType());
+  bool hasDim = tileType.getRank() == 2;
+  SmallVector<OpFoldResult> offsets = {batch, head, start};
+  SmallVector<OpFoldResult> sizes = {ib.b.getIndexAttr(1), ib.b.getIndexAttr(1),
+                                     count};
+  SmallVector<int64_t> sliceShape = {ShapedType::kDynamic};
+  if (hasDim) {
+    offsets.push_back(ib.b.getIndexAttr(0));
+    sizes.push_back(ib.b.getIndexAttr(tileType.getDimSize(1)));
+    sliceShape.push_back(tileType.getDimSize(1));
+  }
+  SmallVector<OpFoldResult> strides(offsets.size(), ib.b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      sliceShape, dstType, offsets, sizes, strides);
+  Value view = memref::SubViewOp::create(ib.b, ib.loc, viewType, dst, offsets,
+                                         sizes, strides);
+  SmallVector<OpFoldResult> sliceOffsets(tileType.getRank(),
+                                         ib.b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sliceSizes = {count};
+  if (hasDim)
+    sliceSizes.push_back(ib.b.getIndexAttr(tileType.getDimSize(1)));
+  SmallVector<OpFoldResult> sliceStrides(tileType.getRank(),
+                                         ib.b.getIndexAttr(1));
+  Value slice = tensor::ExtractSliceOp::create(
+      ib.b, ib.loc, RankedTensorType::get(sliceShape, tileType.getElementType()),
+      value, sliceOffsets, sliceSizes, sliceStrides);
+  auto store = bufferization::MaterializeInDestinationOp::create(
+      ib.b, ib.loc, Type(), slice, view, /*restrict=*/true, /*writable=*/true);
+  (void)store;
+}
+
+struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<AttentionOp> ops;
+    getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
+    for (AttentionOp op : ops)
+      if (failed(tile(op)))
+        return signalPassFailure();
+  }
+
+  LogicalResult tile(AttentionOp op);
+  /// Moves the tensor form onto buffers (to_buffer / alloc / to_tensor) so
+  /// that tiling has one form to handle.
+  AttentionOp toBufferForm(IRRewriter &rewriter, AttentionOp op);
+  /// Masked and unmasked KV iterations over the whole grid, when the shape
+  /// is static.
+  std::optional<std::pair<int64_t, int64_t>>
+  countStaticIterations(AttentionOp op, ConfigAttr config);
+};
+
+AttentionOp FlashTilePass::toBufferForm(IRRewriter &rewriter, AttentionOp op) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto toBuffer = [&](Value tensor) -> Value {
+    auto type = cast<RankedTensorType>(tensor.getType());
+    return bufferization::ToBufferOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        tensor, /*read_only=*/rewriter.getUnitAttr());
+  };
+  Value q = toBuffer(op.getQuery()), k = toBuffer(op.getKey()),
+        v = toBuffer(op.getValue());
+  // Output buffers, sized from the dims of Q (batch, heads, seq).
+  SmallVector<Value> outs;
+  for (Value result : op.getResults()) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<Value> dynSizes;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.isDynamicDim(i))
+        dynSizes.push_back(memref::DimOp::create(rewriter, loc, q, i));
+    outs.push_back(memref::AllocOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
+        dynSizes));
+  }
+  auto bufferOp = AttentionOp::create(
+      rewriter, loc, TypeRange(), q, k, v, /*alibi_slopes=*/Value(),
+      /*kv_lens=*/Value(), /*block_table=*/Value(), /*cu_seqlens_q=*/Value(),
+      /*cu_seqlens_k=*/Value(), outs, op.getScaleAttr(), op.getCausalAttr(),
+      op.getWindowAttr(), op.getSoftcapAttr(), op.getConfigAttr());
+  SmallVector<Value> results;
+  for (auto [result, buffer] : llvm::zip(op.getResults(), outs))
+    results.push_back(bufferization::ToTensorOp::create(
+        rewriter, loc, result.getType(), buffer, /*restrict=*/true,
+        /*writable=*/true));
+  rewriter.replaceOp(op, results);
+  return bufferOp;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
+  AttentionShape s = op.getShape();
+  if (ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
+      ShapedType::isDynamic(s.seqQ) || ShapedType::isDynamic(s.seqK))
+    return std::nullopt;
+  MaskBounds mask = MaskBounds::get(op);
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  int64_t masked = 0, unmasked = 0;
+  for (int64_t row0 = 0; row0 < s.seqQ; row0 += bm) {
+    KVRanges r = computeKVRanges(mask, bm, bn, row0, s.seqQ, s.seqK);
+    masked += (r.lEnd - r.nMin) + (r.nMax - r.rStart);
+    unmasked += r.rStart - r.lEnd;
+  }
+  masked *= s.batch * s.headsQ;
+  unmasked *= s.batch * s.headsQ;
+  numMaskedIterations += masked;
+  numUnmaskedIterations += unmasked;
+  return std::make_pair(masked, unmasked);
+}
+
+LogicalResult FlashTilePass::tile(AttentionOp op) {
+  for (auto [operand, name] :
+       {std::pair{op.getAlibiSlopes(), "alibi"}, {op.getKvLens(), "kv_lens"},
+        {op.getBlockTable(), "block_table"},
+        {op.getCuSeqlensQ(), "cu_seqlens"}})
+    if (operand)
+      return op.emitOpError() << "flash-tile does not lower '" << name
+                              << "' yet";
+  ConfigAttr config = op.getConfigAttr();
+  if (!config)
+    return op.emitOpError("has no #flash.config: run flash-plan first or "
+                          "write one by hand");
+  if (config.getNumSplits() != 1)
+    return op.emitOpError("flash-tile does not lower split-KV (splits > 1) "
+                          "yet");
+
+  IRRewriter rewriter(op.getContext());
+  if (!op.hasPureBufferSemantics())
+    op = toBufferForm(rewriter, op);
+  std::optional<std::pair<int64_t, int64_t>> iterations =
+      countStaticIterations(op, config);
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  IndexBuilder ib{rewriter, loc};
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  MaskBounds mask = MaskBounds::get(op);
+  Value q = op.getQuery(), k = op.getKey(), v = op.getValue();
+  Value out = op.getOutput(), lse = op.getLse();
+  AttentionShape shape = op.getShape();
+  float scale = op.getEffectiveScale();
+
+  Value batch = ib.dim(q, kBatchPos), headsQ = ib.dim(q, kHeadsPos);
+  Value seqQ = ib.dim(q, kSeqPos), seqK = ib.dim(k, kSeqPos);
+  Value group = ib.divui(headsQ, ib.dim(k, kHeadsPos));
+  Value numMBlocks = ib.ceilDiv(seqQ, ib.c(bm));
+  Type f32 = rewriter.getF32Type();
+  auto accType = RankedTensorType::get({bm, shape.headDimV}, f32);
+  auto rowType = RankedTensorType::get({bm}, f32);
+
+  // The grid: one program per (Q row block, query head, batch), as FA2's
+  // dim3 grid(num_m_block, b, h).
+  auto grid = scf::ParallelOp::create(
+      rewriter, loc, ValueRange{ib.c(0), ib.c(0), ib.c(0)},
+      ValueRange{numMBlocks, headsQ, batch},
+      ValueRange{ib.c(1), ib.c(1), ib.c(1)});
+  // Pass statistics are compiled out of no-assert LLVM builds (Debian's),
+  // so the static counts are also recorded on the grid for users and tests.
+  if (iterations) {
+    grid->setAttr("flash.masked_iterations",
+                  rewriter.getI64IntegerAttr(iterations->first));
+    grid->setAttr("flash.unmasked_iterations",
+                  rewriter.getI64IntegerAttr(iterations->second));
+  }
+  rewriter.setInsertionPointToStart(grid.getBody());
+  Value mBlock = grid.getInductionVars()[0];
+  Value head = grid.getInductionVars()[1];
+  Value b = grid.getInductionVars()[2];
+  // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
+  Value kvHead = ib.divui(head, group);
+  Value row0 = ib.mul(mBlock, ib.c(bm));
+
+  // The Q block stays on chip for the whole KV loop.
+  Value qBlock = readBlock(ib, q, b, head, row0, seqQ, bm);
+
+  // Online-softmax state: acc = 0, m = -inf, l = 0.
+  auto fill = [&](RankedTensorType type, float value) -> Value {
+    Value empty = tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32);
+    Value cst = arith::ConstantOp::create(rewriter, loc,
+                                          rewriter.getF32FloatAttr(value));
+    return linalg::FillOp::create(rewriter, loc, cst, empty).getResult(0);
+  };
+  SmallVector<Value> state = {
+      fill(accType, 0.0f),
+      fill(rowType, -std::numeric_limits<float>::infinity()),
+      fill(rowType, 0.0f)};
+
+  KVRangeValues ranges =
+      emitKVRanges(ib, mask, bm, bn, row0, seqQ, seqK);
+
+  // One KV loop over [lb, ub): block index = `reversed` ? ub - 1 - iv : iv.
+  auto emitLoop = [&](Value lb, Value ub, bool masked, bool reversed,
+                      StringRef role) {
+    Value count = ib.sub(ub, lb);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, ib.c(0), count, ib.c(1), state,
+        [&](OpBuilder &nb, Location nloc, Value iv, ValueRange args) {
+          IndexBuilder lib{nb, nloc};
+          Value block = reversed ? lib.sub(lib.sub(ub, lib.c(1)), iv)
+                                 : lib.add(lb, iv);
+          Value col0 = lib.mul(block, lib.c(bn));
+          Value kBlock = readBlock(lib, k, b, kvHead, col0, seqK, bn);
+          Value vBlock = readBlock(lib, v, b, kvHead, col0, seqK, bn);
+          auto update = TileUpdateOp::create(
+              nb, nloc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
+              vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,
+              nb.getF32FloatAttr(scale), op.getCausalAttr(),
+              op.getWindowAttr(), op.getSoftcapAttr(),
+              masked ? nb.getUnitAttr() : UnitAttr());
+          scf::YieldOp::create(nb, nloc, update.getResults());
+        });
+    loop->setAttr("flash.kv_loop", rewriter.getStringAttr(role));
+    (masked ? numMaskedLoops : numUnmaskedLoops) += 1;
+    state = loop.getResults();
+  };
+  // FA2 order: the masked diagonal band first, right to left, then the
+  // mask-free main loop, then (sliding window only) the masked left edge.
+  emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*reversed=*/true,
+           "masked_right");
+  emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false, /*reversed=*/false,
+           "main");
+  if (mask.leftBounded())
+    emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true, /*reversed=*/false,
+             "masked_left");
+
+  auto outElt = cast<MemRefType>(out.getType()).getElementType();
+  auto finalize = TileFinalizeOp::create(
+      rewriter, loc,
+      TypeRange{RankedTensorType::get(accType.getShape(), outElt), rowType},
+      state[0], state[1], state[2], rewriter.getF32FloatAttr(scale),
+      op.getSoftcapAttr());
+  // Tail rows of the last block are computed but not stored.
+  Value rows = ib.min(ib.c(bm), ib.sub(seqQ, row0));
+  writeBlock(ib, finalize.getOut(), out, b, head, row0, rows);
+  if (lse)
+    writeBlock(ib, finalize.getLse(), lse, b, head, row0, rows);
+
+  rewriter.eraseOp(op);
+  ++numTiled;
+  return success();
+}
+
+} // namespace

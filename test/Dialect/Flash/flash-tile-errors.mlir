@@ -1,0 +1,36 @@
+// RUN: flash-opt %s -split-input-file --flash-tile -verify-diagnostics
+
+// What flash-tile does not lower yet is refused at the op, never miscompiled.
+
+func.func @no_config(%q: memref<1x1x8x64xf32>, %o: memref<1x1x8x64xf32>) {
+  // expected-error @+1 {{has no #flash.config: run flash-plan first or write one by hand}}
+  flash.attention ins(%q, %q, %q : memref<1x1x8x64xf32>, memref<1x1x8x64xf32>, memref<1x1x8x64xf32>) outs(%o : memref<1x1x8x64xf32>)
+  return
+}
+
+// -----
+
+func.func @alibi(%q: memref<1x1x8x64xf32>, %o: memref<1x1x8x64xf32>, %s: memref<1xf32>) {
+  // expected-error @+1 {{flash-tile does not lower 'alibi' yet}}
+  flash.attention ins(%q, %q, %q : memref<1x1x8x64xf32>, memref<1x1x8x64xf32>, memref<1x1x8x64xf32>) alibi(%s : memref<1xf32>) outs(%o : memref<1x1x8x64xf32>)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
+  return
+}
+
+// -----
+
+func.func @kv_lens(%q: memref<1x1x8x64xf32>, %o: memref<1x1x8x64xf32>, %l: memref<1xi32>) {
+  // expected-error @+1 {{flash-tile does not lower 'kv_lens' yet}}
+  flash.attention ins(%q, %q, %q : memref<1x1x8x64xf32>, memref<1x1x8x64xf32>, memref<1x1x8x64xf32>) kv_lens(%l : memref<1xi32>) outs(%o : memref<1x1x8x64xf32>)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
+  return
+}
+
+// -----
+
+func.func @splits(%q: memref<1x1x8x64xf32>, %o: memref<1x1x8x64xf32>) {
+  // expected-error @+1 {{flash-tile does not lower split-KV (splits > 1) yet}}
+  flash.attention ins(%q, %q, %q : memref<1x1x8x64xf32>, memref<1x1x8x64xf32>, memref<1x1x8x64xf32>) outs(%o : memref<1x1x8x64xf32>)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = 4>}
+  return
+}
