@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 using namespace mlir;
 
@@ -34,7 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ScopedDiagnosticHandler silence(&context, [](Diagnostic &) {
     return success();
   });
-  llvm::StringRef source(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer stops at a NUL, so it reads past a buffer that lacks one
+  // (the first thing the fuzzer found): parse a NUL-terminated copy, as
+  // flash-opt's file reader provides.
+  std::string source(reinterpret_cast<const char *>(data), size);
   ParserConfig config(&context, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, config, "fuzz-input");
