@@ -1,0 +1,1 @@
+funfuncc.f

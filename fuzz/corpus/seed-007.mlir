@@ -1,4 +1,0 @@
-func.func @case0(%q: tensor<8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  flash.attention ins(%q, %k, %v : tensor<8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) -> tensor<2x8x128x64xf16>
-  return
-}
