@@ -44,7 +44,6 @@
 #include "mlir/Target/LLVMIR/LLVMTranslationInterface.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
