@@ -1,4 +1,5 @@
-//===- FlashParseFuzzer.cpp - Fuzz parsing and verifying flash IR ----------===//
+//===- FlashParseFuzzer.cpp - Fuzz parsing and verifying flash IR
+//----------===//
 //
 // libFuzzer entry point: parses arbitrary bytes as MLIR with the flash dialect
 // (and the upstream dialects flash IR uses) loaded, then verifies the result.
@@ -26,15 +27,14 @@ using namespace mlir;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect,
-                  memref::MemRefDialect, tensor::TensorDialect>();
+  registry.insert<arith::ArithDialect, func::FuncDialect, memref::MemRefDialect,
+                  tensor::TensorDialect>();
   flash::registerAllFlashDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   // Diagnostics are the expected outcome for most inputs: drop them.
-  ScopedDiagnosticHandler silence(&context, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler silence(&context,
+                                  [](Diagnostic &) { return success(); });
   // MLIR's lexer stops at a NUL, so it reads past a buffer that lacks one
   // (the first thing the fuzzer found): parse a NUL-terminated copy, as
   // flash-opt's file reader provides.

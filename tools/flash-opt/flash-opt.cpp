@@ -23,6 +23,6 @@ int main(int argc, char **argv) {
   // gpu-module-to-binary translates to LLVM IR inside the pipeline.
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::flash::registerAllFlashDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "FlashMLIR optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "FlashMLIR optimizer driver\n", registry));
 }

@@ -1,4 +1,5 @@
-//===- FlashDialect.cpp - The flash dialect --------------------------------===//
+//===- FlashDialect.cpp - The flash dialect
+//--------------------------------===//
 //
 // Registers the flash dialect's ops and attributes, and verifies
 // `#flash.config`.
@@ -36,8 +37,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t numWarps, int64_t numStages,
                                  int64_t numSplits) {
   if (blockM <= 0 || blockN <= 0)
-    return emitError() << "block_m and block_n must be positive, got "
-                       << blockM << " and " << blockN;
+    return emitError() << "block_m and block_n must be positive, got " << blockM
+                       << " and " << blockN;
   if (numWarps <= 0)
     return emitError() << "warps must be positive, got " << numWarps;
   if (numStages <= 0)

@@ -1,4 +1,5 @@
-//===- FlashOps.cpp - flash dialect operations -----------------------------===//
+//===- FlashOps.cpp - flash dialect operations
+//-----------------------------===//
 //
 // Verifier, shape roles and memory effects of `flash.attention`. Every rule
 // of the op's semantics has exactly one diagnostic here, worded so that the
@@ -116,14 +117,13 @@ static FailureOr<ShapedType> verifyServingOperand(AttentionOp op, Value value,
   bool isMemRef = isa<MemRefType>(type);
   if (!isa<RankedTensorType, MemRefType>(type) ||
       isMemRef != op.hasPureBufferSemantics())
-    return op.emitOpError() << "'" << name << "' must be a ranked "
-                            << (op.hasPureBufferSemantics() ? "memref"
-                                                            : "tensor")
-                            << " like the query, got " << type;
+    return op.emitOpError()
+           << "'" << name << "' must be a ranked "
+           << (op.hasPureBufferSemantics() ? "memref" : "tensor")
+           << " like the query, got " << type;
   if (type.getElementType() != elementType)
     return op.emitOpError() << "'" << name << "' must have element type "
-                            << elementType << ", got "
-                            << type.getElementType();
+                            << elementType << ", got " << type.getElementType();
   if (!llvm::is_contained(ranks, type.getRank())) {
     InFlightDiagnostic diag = op.emitOpError()
                               << "'" << name << "' must have rank ";
@@ -328,8 +328,7 @@ LogicalResult AttentionOp::verify() {
                          << shapeStr(oType.getShape());
   if (oType.getElementType() != elementType)
     return emitOpError() << "output element type must be the query's ("
-                         << elementType << "), got "
-                         << oType.getElementType();
+                         << elementType << "), got " << oType.getElementType();
   if (outputs.size() == 2) {
     auto lseType = cast<ShapedType>(outputs[1].getType());
     SmallVector<int64_t> lseShape = {s.batch, s.headsQ, s.seqQ};

@@ -1,4 +1,5 @@
-//===- FlashOnlineSoftmax.cpp - Explicit online softmax --------------------===//
+//===- FlashOnlineSoftmax.cpp - Explicit online softmax
+//--------------------===//
 //
 // flash-online-softmax: expands flash.tile_update into the two tile GEMMs and
 // the online-softmax recurrence of FlashAttention-2 (FA2 softmax.h), and
@@ -62,9 +63,9 @@ struct TileBuilder {
 
   Value emptyLike(Value like, Type elementType = {}) {
     auto type = cast<RankedTensorType>(like.getType());
-    return tensor::EmptyOp::create(
-        b, loc, type.getShape(),
-        elementType ? elementType : type.getElementType());
+    return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                   elementType ? elementType
+                                               : type.getElementType());
   }
 
   Value zeros(ArrayRef<int64_t> shape) {
@@ -79,12 +80,13 @@ struct TileBuilder {
     bindDims(ctx, m, n, k);
     SmallVector<AffineMap> maps = {
         AffineMap::get(3, 0, {m, k}, ctx),
-        AffineMap::get(3, 0, transposeB ? ArrayRef<AffineExpr>{n, k}
-                                        : ArrayRef<AffineExpr>{k, n},
+        AffineMap::get(3, 0,
+                       transposeB ? ArrayRef<AffineExpr>{n, k}
+                                  : ArrayRef<AffineExpr>{k, n},
                        ctx),
         AffineMap::get(3, 0, {m, n}, ctx)};
-    auto op = linalg::MatmulOp::create(b, loc, ValueRange{a, bMat},
-                                       ValueRange{c});
+    auto op =
+        linalg::MatmulOp::create(b, loc, ValueRange{a, bMat}, ValueRange{c});
     op.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
     return op.getResult(0);
   }
@@ -119,8 +121,8 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
     double cap = softcap->convertToDouble();
     s = tb.generic({}, s, {tb.id2()}, {par, par},
                    [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                     Value x = arith::MulFOp::create(b, l, a[0],
-                                                     tb.f32(scale / cap));
+                     Value x =
+                         arith::MulFOp::create(b, l, a[0], tb.f32(scale / cap));
                      Value t = math::TanhOp::create(b, l, x);
                      return arith::MulFOp::create(b, l, t, tb.f32(cap));
                    });
@@ -179,60 +181,59 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
   // ms = m_new * scale * log2e, or 0 while the row has seen no key (so that
   // exp2(-inf - ms) is 0 rather than NaN, as FA2's max_scaled)
   Value cLog2e = tb.f32(c * kLog2e);
-  Value ms = tb.generic(
-      {mNew}, tb.emptyLike(mNew), {tb.id1(), tb.id1()}, {par},
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value scaled = arith::MulFOp::create(b, l, a[0], cLog2e);
-        return arith::SelectOp::create(b, l, isNegInf(b, l, a[0]), tb.f32(0),
-                                       scaled);
-      });
+  Value ms =
+      tb.generic({mNew}, tb.emptyLike(mNew), {tb.id1(), tb.id1()}, {par},
+                 [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                   Value scaled = arith::MulFOp::create(b, l, a[0], cLog2e);
+                   return arith::SelectOp::create(b, l, isNegInf(b, l, a[0]),
+                                                  tb.f32(0), scaled);
+                 });
 
   // P = exp2(S * scale * log2e - ms)                  (one FFMA + EX2)
-  Value p = tb.generic(
-      {ms}, s, {tb.rowOf2(), tb.id2()}, {par, par},
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value negMs = arith::NegFOp::create(b, l, a[0]);
-        Value x = math::FmaOp::create(b, l, a[1], cLog2e, negMs);
-        return math::Exp2Op::create(b, l, x);
-      });
+  Value p = tb.generic({ms}, s, {tb.rowOf2(), tb.id2()}, {par, par},
+                       [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                         Value negMs = arith::NegFOp::create(b, l, a[0]);
+                         Value x =
+                             math::FmaOp::create(b, l, a[1], cLog2e, negMs);
+                         return math::Exp2Op::create(b, l, x);
+                       });
 
   // alpha = exp2(m * scale * log2e - ms)              (rescale factor)
-  Value alpha = tb.generic(
-      {mOld, ms}, tb.emptyLike(mOld), {tb.id1(), tb.id1(), tb.id1()}, {par},
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value negMs = arith::NegFOp::create(b, l, a[1]);
-        Value x = math::FmaOp::create(b, l, a[0], cLog2e, negMs);
-        return math::Exp2Op::create(b, l, x);
-      });
+  Value alpha =
+      tb.generic({mOld, ms}, tb.emptyLike(mOld), {tb.id1(), tb.id1(), tb.id1()},
+                 {par}, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                   Value negMs = arith::NegFOp::create(b, l, a[1]);
+                   Value x = math::FmaOp::create(b, l, a[0], cLog2e, negMs);
+                   return math::Exp2Op::create(b, l, x);
+                 });
 
   // l_new = l * alpha + rowsum(P)
-  Value lScaled = tb.generic({alpha}, op.getSum(), {tb.id1(), tb.id1()}, {par},
-                             [&](OpBuilder &b, Location l, ValueRange a) {
-                               return arith::MulFOp::create(b, l, a[1], a[0])
-                                   .getResult();
-                             });
-  Value lNew = tb.generic({p}, lScaled, {tb.id2(), tb.rowOf2()}, {par, red},
-                          [&](OpBuilder &b, Location l, ValueRange a) {
-                            return arith::AddFOp::create(b, l, a[1], a[0])
-                                .getResult();
-                          });
+  Value lScaled =
+      tb.generic({alpha}, op.getSum(), {tb.id1(), tb.id1()}, {par},
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   return arith::MulFOp::create(b, l, a[1], a[0]).getResult();
+                 });
+  Value lNew =
+      tb.generic({p}, lScaled, {tb.id2(), tb.rowOf2()}, {par, red},
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   return arith::AddFOp::create(b, l, a[1], a[0]).getResult();
+                 });
 
   // acc = acc * alpha
-  Value acc = tb.generic({alpha}, op.getAcc(), {tb.rowOf2(), tb.id2()},
-                         {par, par}, [&](OpBuilder &b, Location l,
-                                         ValueRange a) {
-                           return arith::MulFOp::create(b, l, a[1], a[0])
-                               .getResult();
-                         });
+  Value acc =
+      tb.generic({alpha}, op.getAcc(), {tb.rowOf2(), tb.id2()}, {par, par},
+                 [&](OpBuilder &b, Location l, ValueRange a) {
+                   return arith::MulFOp::create(b, l, a[1], a[0]).getResult();
+                 });
 
   // P = convert(P) to V's element type                (in registers, FA2)
   Type vElt = op.getValue().getType().getElementType();
   if (!vElt.isF32())
-    p = tb.generic({p}, tb.emptyLike(p, vElt), {tb.id2(), tb.id2()},
-                   {par, par}, [&](OpBuilder &b, Location l, ValueRange a) {
-                     return arith::TruncFOp::create(b, l, vElt, a[0])
-                         .getResult();
-                   });
+    p = tb.generic(
+        {p}, tb.emptyLike(p, vElt), {tb.id2(), tb.id2()}, {par, par},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          return arith::TruncFOp::create(b, l, vElt, a[0]).getResult();
+        });
 
   // acc += P V                                        (second tile GEMM)
   acc = tb.matmul(p, op.getValue(), acc, /*transposeB=*/false);
@@ -247,20 +248,20 @@ void expandFinalize(RewriterBase &rewriter, TileFinalizeOp op) {
   Type outElt = op.getOut().getType().getElementType();
 
   // O = acc / l, and 0 for a row that saw no key (l == 0), never NaN
-  Value out = tb.generic(
-      {op.getAcc(), op.getSum()}, tb.emptyLike(op.getAcc(), outElt),
-      {tb.id2(), tb.rowOf2(), tb.id2()}, {par, par},
-      [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-        Value zero = tb.f32(0.0);
-        Value empty =
-            arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, a[1], zero);
-        Value inv = arith::DivFOp::create(b, l, tb.f32(1.0), a[1]);
-        inv = arith::SelectOp::create(b, l, empty, zero, inv);
-        Value o = arith::MulFOp::create(b, l, a[0], inv);
-        if (!outElt.isF32())
-          o = arith::TruncFOp::create(b, l, outElt, o);
-        return o;
-      });
+  Value out =
+      tb.generic({op.getAcc(), op.getSum()}, tb.emptyLike(op.getAcc(), outElt),
+                 {tb.id2(), tb.rowOf2(), tb.id2()}, {par, par},
+                 [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                   Value zero = tb.f32(0.0);
+                   Value empty = arith::CmpFOp::create(
+                       b, l, arith::CmpFPredicate::OEQ, a[1], zero);
+                   Value inv = arith::DivFOp::create(b, l, tb.f32(1.0), a[1]);
+                   inv = arith::SelectOp::create(b, l, empty, zero, inv);
+                   Value o = arith::MulFOp::create(b, l, a[0], inv);
+                   if (!outElt.isF32())
+                     o = arith::TruncFOp::create(b, l, outElt, o);
+                   return o;
+                 });
 
   // LSE = m * scale + log(l), and -inf (log 0) for a row that saw no key
   Value lse = tb.generic(

@@ -1,4 +1,5 @@
-//===- FlashTile.cpp - The FlashAttention-2 grid and KV loop ---------------===//
+//===- FlashTile.cpp - The FlashAttention-2 grid and KV loop
+//---------------===//
 //
 // flash-tile: rewrites flash.attention into FA2's structure. One program per
 // (Q row block, query head, batch) in an scf.parallel grid; per program the
@@ -70,9 +71,8 @@ KVRanges computeKVRanges(MaskBounds mask, int64_t blockM, int64_t blockN,
                    : seqK;
   int64_t nMax = std::max<int64_t>(ceilDiv(hi, blockN), 0);
   // First visible column of the first row: j >= row0 + off - left.
-  int64_t lo = mask.leftBounded()
-                   ? std::max<int64_t>(0, row0 + off - mask.left)
-                   : 0;
+  int64_t lo =
+      mask.leftBounded() ? std::max<int64_t>(0, row0 + off - mask.left) : 0;
   int64_t nMin = std::min(floorDiv(lo, blockN), nMax);
   int64_t nRight = mask.rightBounded() ? bandBlocks(blockM, blockN)
                                        : (seqK % blockN != 0 ? 1 : 0);
@@ -109,8 +109,7 @@ struct KVRangeValues {
 };
 
 KVRangeValues emitKVRanges(IndexBuilder &ib, MaskBounds mask, int64_t blockM,
-                           int64_t blockN, Value row0, Value seqQ,
-                           Value seqK) {
+                           int64_t blockN, Value row0, Value seqQ, Value seqK) {
   Value off = ib.sub(seqK, seqQ);
   Value bn = ib.c(blockN);
   Value hi = seqK;
@@ -148,7 +147,8 @@ Value readBlock(IndexBuilder &ib, Value src, Value batch, Value head,
   auto srcType = cast<MemRefType>(src.getType());
   int64_t dim = srcType.getDimSize(kDimPos);
   Value count = ib.min(ib.c(rows), ib.sub(limit, start));
-  SmallVector<OpFoldResult> offsets = {batch, head, start, ib.b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> offsets = {batch, head, start,
+                                       ib.b.getIndexAttr(0)};
   SmallVector<OpFoldResult> sizes = {ib.b.getIndexAttr(1), ib.b.getIndexAttr(1),
                                      count, ib.b.getIndexAttr(dim)};
   SmallVector<OpFoldResult> strides(4, ib.b.getIndexAttr(1));
@@ -156,11 +156,12 @@ Value readBlock(IndexBuilder &ib, Value src, Value batch, Value head,
       {ShapedType::kDynamic, dim}, srcType, offsets, sizes, strides);
   Value view = memref::SubViewOp::create(ib.b, ib.loc, viewType, src, offsets,
                                          sizes, strides);
-  auto dynType =
-      RankedTensorType::get({ShapedType::kDynamic, dim}, srcType.getElementType());
+  auto dynType = RankedTensorType::get({ShapedType::kDynamic, dim},
+                                       srcType.getElementType());
   Value tile = bufferization::ToTensorOp::create(ib.b, ib.loc, dynType, view,
                                                  /*restrict=*/true);
-  auto staticType = RankedTensorType::get({rows, dim}, srcType.getElementType());
+  auto staticType =
+      RankedTensorType::get({rows, dim}, srcType.getElementType());
   Value zero = arith::ConstantOp::create(
       ib.b, ib.loc, ib.b.getZeroAttr(srcType.getElementType()));
   return tensor::createPadHighOp(staticType, tile, zero, /*nofold=*/false,
@@ -196,8 +197,9 @@ void writeBlock(IndexBuilder &ib, Value value, Value dst, Value batch,
   SmallVector<OpFoldResult> sliceStrides(tileType.getRank(),
                                          ib.b.getIndexAttr(1));
   Value slice = tensor::ExtractSliceOp::create(
-      ib.b, ib.loc, RankedTensorType::get(sliceShape, tileType.getElementType()),
-      value, sliceOffsets, sliceSizes, sliceStrides);
+      ib.b, ib.loc,
+      RankedTensorType::get(sliceShape, tileType.getElementType()), value,
+      sliceOffsets, sliceSizes, sliceStrides);
   auto store = bufferization::MaterializeInDestinationOp::create(
       ib.b, ib.loc, Type(), slice, view, /*restrict=*/true, /*writable=*/true);
   (void)store;
@@ -283,13 +285,13 @@ FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
 }
 
 LogicalResult FlashTilePass::tile(AttentionOp op) {
-  for (auto [operand, name] :
-       {std::pair{op.getAlibiSlopes(), "alibi"}, {op.getKvLens(), "kv_lens"},
-        {op.getBlockTable(), "block_table"},
-        {op.getCuSeqlensQ(), "cu_seqlens"}})
+  for (auto [operand, name] : {std::pair{op.getAlibiSlopes(), "alibi"},
+                               {op.getKvLens(), "kv_lens"},
+                               {op.getBlockTable(), "block_table"},
+                               {op.getCuSeqlensQ(), "cu_seqlens"}})
     if (operand)
-      return op.emitOpError() << "flash-tile does not lower '" << name
-                              << "' yet";
+      return op.emitOpError()
+             << "flash-tile does not lower '" << name << "' yet";
   ConfigAttr config = op.getConfigAttr();
   if (!config)
     return op.emitOpError("has no #flash.config: run flash-plan first or "
@@ -324,10 +326,10 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
 
   // The grid: one program per (Q row block, query head, batch), as FA2's
   // dim3 grid(num_m_block, b, h).
-  auto grid = scf::ParallelOp::create(
-      rewriter, loc, ValueRange{ib.c(0), ib.c(0), ib.c(0)},
-      ValueRange{numMBlocks, headsQ, batch},
-      ValueRange{ib.c(1), ib.c(1), ib.c(1)});
+  auto grid = scf::ParallelOp::create(rewriter, loc,
+                                      ValueRange{ib.c(0), ib.c(0), ib.c(0)},
+                                      ValueRange{numMBlocks, headsQ, batch},
+                                      ValueRange{ib.c(1), ib.c(1), ib.c(1)});
   // Pass statistics are compiled out of no-assert LLVM builds (Debian's),
   // so the static counts are also recorded on the grid for users and tests.
   if (iterations) {
@@ -359,8 +361,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       fill(rowType, -std::numeric_limits<float>::infinity()),
       fill(rowType, 0.0f)};
 
-  KVRangeValues ranges =
-      emitKVRanges(ib, mask, bm, bn, row0, seqQ, seqK);
+  KVRangeValues ranges = emitKVRanges(ib, mask, bm, bn, row0, seqQ, seqK);
 
   // One KV loop over [lb, ub): block index = `reversed` ? ub - 1 - iv : iv.
   auto emitLoop = [&](Value lb, Value ub, bool masked, bool reversed,
@@ -370,17 +371,16 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
         rewriter, loc, ib.c(0), count, ib.c(1), state,
         [&](OpBuilder &nb, Location nloc, Value iv, ValueRange args) {
           IndexBuilder lib{nb, nloc};
-          Value block = reversed ? lib.sub(lib.sub(ub, lib.c(1)), iv)
-                                 : lib.add(lb, iv);
+          Value block =
+              reversed ? lib.sub(lib.sub(ub, lib.c(1)), iv) : lib.add(lb, iv);
           Value col0 = lib.mul(block, lib.c(bn));
           Value kBlock = readBlock(lib, k, b, kvHead, col0, seqK, bn);
           Value vBlock = readBlock(lib, v, b, kvHead, col0, seqK, bn);
           auto update = TileUpdateOp::create(
               nb, nloc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
               vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,
-              nb.getF32FloatAttr(scale), op.getCausalAttr(),
-              op.getWindowAttr(), op.getSoftcapAttr(),
-              masked ? nb.getUnitAttr() : UnitAttr());
+              nb.getF32FloatAttr(scale), op.getCausalAttr(), op.getWindowAttr(),
+              op.getSoftcapAttr(), masked ? nb.getUnitAttr() : UnitAttr());
           scf::YieldOp::create(nb, nloc, update.getResults());
         });
     loop->setAttr("flash.kv_loop", rewriter.getStringAttr(role));
