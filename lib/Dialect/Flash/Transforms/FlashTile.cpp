@@ -200,9 +200,8 @@ void writeBlock(IndexBuilder &ib, Value value, Value dst, Value batch,
       ib.b, ib.loc,
       RankedTensorType::get(sliceShape, tileType.getElementType()), value,
       sliceOffsets, sliceSizes, sliceStrides);
-  auto store = bufferization::MaterializeInDestinationOp::create(
+  bufferization::MaterializeInDestinationOp::create(
       ib.b, ib.loc, Type(), slice, view, /*restrict=*/true, /*writable=*/true);
-  (void)store;
 }
 
 struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
