@@ -1,5 +1,4 @@
-//===- FlashParseFuzzer.cpp - Fuzz parsing and verifying flash IR
-//----------===//
+//===- FlashParseFuzzer.cpp - Fuzz parsing and verifying flash IR ---------===//
 //
 // libFuzzer entry point: parses arbitrary bytes as MLIR with the flash dialect
 // (and the upstream dialects flash IR uses) loaded, then verifies the result.

@@ -1,5 +1,4 @@
-//===- StandaloneMain.cpp - Replay fuzzer inputs without libFuzzer
-//---------===//
+//===- StandaloneMain.cpp - Replay fuzzer inputs without libFuzzer --------===//
 //
 // Runs LLVMFuzzerTestOneInput on each file named on the command line, so the
 // fuzz corpus and every crash found are regression tests on any compiler

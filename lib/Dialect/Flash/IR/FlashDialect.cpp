@@ -1,5 +1,4 @@
-//===- FlashDialect.cpp - The flash dialect
-//--------------------------------===//
+//===- FlashDialect.cpp - The flash dialect -------------------------------===//
 //
 // Registers the flash dialect's ops and attributes, and verifies
 // `#flash.config`.

@@ -1,5 +1,4 @@
-//===- FlashOps.cpp - flash dialect operations
-//-----------------------------===//
+//===- FlashOps.cpp - flash dialect operations ----------------------------===//
 //
 // Verifier, shape roles and memory effects of `flash.attention`. Every rule
 // of the op's semantics has exactly one diagnostic here, worded so that the

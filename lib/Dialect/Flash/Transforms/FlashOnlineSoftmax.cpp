@@ -1,5 +1,4 @@
-//===- FlashOnlineSoftmax.cpp - Explicit online softmax
-//--------------------===//
+//===- FlashOnlineSoftmax.cpp - Explicit online softmax -------------------===//
 //
 // flash-online-softmax: expands flash.tile_update into the two tile GEMMs and
 // the online-softmax recurrence of FlashAttention-2 (FA2 softmax.h), and

@@ -1,5 +1,4 @@
-//===- FlashPlan.cpp - Choose kernel configurations
-//------------------------===//
+//===- FlashPlan.cpp - Choose kernel configurations -----------------------===//
 //
 // flash-plan: records a #flash.config on every flash.attention that has none.
 // The choice is FlashAttention-2's launch-template table, adjusted to the

@@ -1,5 +1,4 @@
-//===- FlashTile.cpp - The FlashAttention-2 grid and KV loop
-//---------------===//
+//===- FlashTile.cpp - The FlashAttention-2 grid and KV loop --------------===//
 //
 // flash-tile: rewrites flash.attention into FA2's structure. One program per
 // (Q row block, query head, batch) in an scf.parallel grid; per program the
@@ -42,19 +41,6 @@ struct MaskBounds {
   }
 };
 
-/// KV block ranges of one program, [nMin, lEnd) masked left edge,
-/// [lEnd, rStart) unmasked main loop, [rStart, nMax) masked right band.
-/// Computed on integers for the static statistics; emitKVRanges() emits the
-/// same formulas as IR (keep the two in sync).
-struct KVRanges {
-  int64_t nMin, lEnd, rStart, nMax;
-};
-
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
-
 /// Number of blocks in a band that may need a mask on a bounded side: the
 /// BlockM rows of a program span BlockM diagonals, which touch at most
 /// ceil(BlockM / BlockN) + 1 blocks of BlockN columns.
@@ -62,28 +48,23 @@ int64_t bandBlocks(int64_t blockM, int64_t blockN) {
   return (blockM + blockN - 1) / blockN + 1;
 }
 
-KVRanges computeKVRanges(MaskBounds mask, int64_t blockM, int64_t blockN,
-                         int64_t row0, int64_t seqQ, int64_t seqK) {
-  int64_t off = seqK - seqQ;
-  // Exclusive column bound of the last row: j <= row0 + BM - 1 + off + right.
-  int64_t hi = mask.rightBounded()
-                   ? std::min(seqK, row0 + blockM + off + mask.right)
-                   : seqK;
-  int64_t nMax = std::max<int64_t>(ceilDiv(hi, blockN), 0);
-  // First visible column of the first row: j >= row0 + off - left.
-  int64_t lo =
-      mask.leftBounded() ? std::max<int64_t>(0, row0 + off - mask.left) : 0;
-  int64_t nMin = std::min(floorDiv(lo, blockN), nMax);
-  int64_t nRight = mask.rightBounded() ? bandBlocks(blockM, blockN)
-                                       : (seqK % blockN != 0 ? 1 : 0);
-  int64_t rStart = std::max(nMin, nMax - nRight);
-  int64_t nLeft = mask.leftBounded() ? bandBlocks(blockM, blockN) : 0;
-  int64_t lEnd = std::min(nMin + nLeft, rStart);
-  return {nMin, lEnd, rStart, nMax};
-}
+/// Index arithmetic on plain integers (for the static iteration counts).
+struct IntArith {
+  using V = int64_t;
+  V c(int64_t v) { return v; }
+  V add(V x, V y) { return x + y; }
+  V sub(V x, V y) { return x - y; }
+  V min(V x, V y) { return std::min(x, y); }
+  V max(V x, V y) { return std::max(x, y); }
+  V floorDiv(V x, V y) { return x >= 0 ? x / y : -((-x + y - 1) / y); }
+  V ceilDiv(V x, V y) { return -floorDiv(-x, y); }
+  /// 1 if x % y != 0, else 0.
+  V ragged(V x, V y) { return x % y != 0 ? 1 : 0; }
+};
 
-/// Index arithmetic helpers that keep the emitted IR readable.
+/// The same arithmetic emitted as IR, keeping the emitted bounds readable.
 struct IndexBuilder {
+  using V = Value;
   OpBuilder &b;
   Location loc;
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -98,44 +79,51 @@ struct IndexBuilder {
   Value floorDiv(Value x, Value y) {
     return arith::FloorDivSIOp::create(b, loc, x, y);
   }
+  Value ragged(Value x, Value y) {
+    Value ne =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                              arith::RemSIOp::create(b, loc, x, y), c(0));
+    return arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::ExtUIOp::create(b, loc, b.getI64Type(), ne));
+  }
   Value divui(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
   Value dim(Value shaped, int64_t i) {
     return memref::DimOp::create(b, loc, shaped, i);
   }
 };
 
-struct KVRangeValues {
-  Value nMin, lEnd, rStart, nMax;
-};
+/// KV block ranges of one program: [nMin, lEnd) masked left edge,
+/// [lEnd, rStart) unmasked main loop, [rStart, nMax) masked right band.
+template <typename V> struct KVRanges { V nMin, lEnd, rStart, nMax; };
 
-KVRangeValues emitKVRanges(IndexBuilder &ib, MaskBounds mask, int64_t blockM,
-                           int64_t blockN, Value row0, Value seqQ, Value seqK) {
-  Value off = ib.sub(seqK, seqQ);
-  Value bn = ib.c(blockN);
-  Value hi = seqK;
+/// The block bounds of the program whose first query row is `row0`, written
+/// once for both IntArith (static counts) and IndexBuilder (emitted IR).
+template <typename Arith>
+KVRanges<typename Arith::V> kvRanges(Arith &a, MaskBounds mask, int64_t blockM,
+                                     int64_t blockN, typename Arith::V row0,
+                                     typename Arith::V seqQ,
+                                     typename Arith::V seqK) {
+  auto off = a.sub(seqK, seqQ);
+  auto bn = a.c(blockN);
+  // Exclusive column bound of the last row: j <= row0 + BM - 1 + off + right.
+  auto hi = seqK;
   if (mask.rightBounded())
-    hi = ib.min(seqK, ib.add(ib.add(row0, off), ib.c(blockM + mask.right)));
-  Value nMax = ib.max(ib.ceilDiv(hi, bn), ib.c(0));
-  Value lo = ib.c(0);
+    hi = a.min(seqK, a.add(a.add(row0, off), a.c(blockM + mask.right)));
+  auto nMax = a.max(a.ceilDiv(hi, bn), a.c(0));
+  // First visible column of the first row: j >= row0 + off - left.
+  auto lo = a.c(0);
   if (mask.leftBounded())
-    lo = ib.max(ib.c(0), ib.sub(ib.add(row0, off), ib.c(mask.left)));
-  Value nMin = ib.min(ib.floorDiv(lo, bn), nMax);
-  Value nRight;
-  if (mask.rightBounded()) {
-    nRight = ib.c(bandBlocks(blockM, blockN));
-  } else {
-    // Only a ragged last block needs a mask: 1 if seq_k % BN != 0.
-    Value ragged = arith::CmpIOp::create(
-        ib.b, ib.loc, arith::CmpIPredicate::ne,
-        arith::RemSIOp::create(ib.b, ib.loc, seqK, bn), ib.c(0));
-    nRight = arith::IndexCastOp::create(
-        ib.b, ib.loc, ib.b.getIndexType(),
-        arith::ExtUIOp::create(ib.b, ib.loc, ib.b.getI64Type(), ragged));
-  }
-  Value rStart = ib.max(nMin, ib.sub(nMax, nRight));
-  Value lEnd = nMin;
+    lo = a.max(a.c(0), a.sub(a.add(row0, off), a.c(mask.left)));
+  auto nMin = a.min(a.floorDiv(lo, bn), nMax);
+  // Right side: the diagonal band when bounded, else only a ragged last
+  // block (seq_k % BN != 0) needs a mask.
+  auto nRight = mask.rightBounded() ? a.c(bandBlocks(blockM, blockN))
+                                    : a.ragged(seqK, bn);
+  auto rStart = a.max(nMin, a.sub(nMax, nRight));
+  auto lEnd = nMin;
   if (mask.leftBounded())
-    lEnd = ib.min(ib.add(nMin, ib.c(bandBlocks(blockM, blockN))), rStart);
+    lEnd = a.min(a.add(nMin, a.c(bandBlocks(blockM, blockN))), rStart);
   return {nMin, lEnd, rStart, nMax};
 }
 
@@ -272,7 +260,8 @@ FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
   int64_t masked = 0, unmasked = 0;
   for (int64_t row0 = 0; row0 < s.seqQ; row0 += bm) {
-    KVRanges r = computeKVRanges(mask, bm, bn, row0, s.seqQ, s.seqK);
+    IntArith ints;
+    KVRanges<int64_t> r = kvRanges(ints, mask, bm, bn, row0, s.seqQ, s.seqK);
     masked += (r.lEnd - r.nMin) + (r.nMax - r.rStart);
     unmasked += r.rStart - r.lEnd;
   }
@@ -360,7 +349,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       fill(rowType, -std::numeric_limits<float>::infinity()),
       fill(rowType, 0.0f)};
 
-  KVRangeValues ranges = emitKVRanges(ib, mask, bm, bn, row0, seqQ, seqK);
+  KVRanges<Value> ranges = kvRanges(ib, mask, bm, bn, row0, seqQ, seqK);
 
   // One KV loop over [lb, ub): block index = `reversed` ? ub - 1 - iv : iv.
   auto emitLoop = [&](Value lb, Value ub, bool masked, bool reversed,

@@ -1,5 +1,4 @@
-//===- Pipelines.cpp - Named flash pipelines
-//-------------------------------===//
+//===- Pipelines.cpp - Named flash pipelines ------------------------------===//
 //
 // Registers the flash passes and the named pipelines built from them, so a
 // user (or flash-run) runs a whole lowering with one flag.

@@ -32,7 +32,8 @@ def FlashPlan : Pass<"flash-plan"> {
     Option<"smVersion", "sm", "int64_t", /*default=*/"90",
            "Target SM version (80 = A100, 90 = H100/H200)">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
-           "Number of SMs of the target (for split-KV decisions)">,
+           "Number of SMs of the target (read by the split-KV choice, not "
+           "yet by any configuration)">,
     Option<"smemPerBlockKB", "smem-kb", "int64_t", /*default=*/"227",
            "Shared memory one program may use, in KiB (227 on sm90, 163 on "
            "sm80)">,
