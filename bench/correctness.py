@@ -1,0 +1,508 @@
+#!/usr/bin/env python3
+"""End-to-end correctness of FlashMLIR's compiled attention kernels on the GPU.
+
+For every kernel listed in ARTIFACTS/manifest.json, runs a deterministic
+matrix of cases (sequence-length pairs in odd and even sizes, Sq != Sk both
+ways, GQA ratios, BHSD and BSHD storage, batch 1-2) and checks each against a
+float32 reference with FlashAttention-2's tolerance rule:
+
+  max|O_ours - O_ref| <= 2 * max|O_torch - O_ref| + floor
+
+where O_ref is float32 math on the upcast inputs and O_torch the same formula
+computed in the input dtype (FA2's `attention_ref(upcast=False)`). LSE must be
+within 1e-3 * max(1, |ref|) on rows that see a key and exactly -inf on rows
+that see none (whose O must be exactly 0). Outputs are poisoned with NaN
+before each call, surrounded by NaN guard zones that must stay untouched, and
+each case runs twice: both runs must agree bit for bit.
+
+Usage:
+  correctness.py --artifacts DIR [--quick] [--out results.json]
+  correctness.py --artifacts DIR --sanitize   # 3 small cases, for compute-sanitizer
+  correctness.py --artifacts DIR --list       # print the cases, run nothing
+
+Exit status: 0 when every case passed, 1 when any failed, 2 on a usage error.
+"""
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import time
+import traceback
+import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+# (Sq, Sk): odd and even sizes, tile multiples and not, Sq != Sk both ways,
+# decode (Sq = 1) and causal with Sq > Sk (rows that see no key).
+SEQ_PAIRS = [
+    (1, 1), (1, 17), (1, 1000), (17, 1), (17, 17), (17, 1024), (64, 64),
+    (64, 128), (113, 113), (113, 255), (255, 113), (128, 128), (128, 17),
+    (255, 256), (256, 256), (256, 1000), (1000, 17), (1000, 1000),
+    (1000, 1024), (1024, 1024), (512, 2048), (2048, 512), (1024, 1),
+]
+QUICK_PAIRS = [(1, 1000), (17, 17), (113, 255), (255, 113), (128, 128),
+               (256, 1000), (1000, 17), (1024, 1024)]
+GQAS = [(8, 8), (8, 2), (8, 1)]
+LAYOUTS = ["bhsd", "bshd"]
+MIN_CASES = 200
+GUARD = 256  # NaN elements before and after every output buffer
+
+LSE_RTOL = 1e-3
+ATOL_FLOOR = 1e-5
+
+
+class Case:
+    __slots__ = ("idx", "entry", "batch", "hq", "hkv", "sq", "sk", "layout", "seed")
+
+    def __init__(self, idx, entry, batch, hq, hkv, sq, sk, layout, seed=None):
+        self.idx, self.entry = idx, entry
+        self.batch, self.hq, self.hkv, self.sq, self.sk = batch, hq, hkv, sq, sk
+        self.layout = layout
+        self.seed = seed if seed is not None else zlib.crc32(self.name.encode())
+
+    @property
+    def name(self):
+        return (f"{self.entry['func']} B={self.batch} H={self.hq}/{self.hkv} "
+                f"Sq={self.sq} Sk={self.sk} {self.layout}")
+
+    def as_dict(self):
+        return {"func": self.entry["func"], "so": self.entry["so"], "batch": self.batch,
+                "hq": self.hq, "hkv": self.hkv, "sq": self.sq, "sk": self.sk,
+                "layout": self.layout, "seed": self.seed}
+
+
+def entry_key(e):
+    return (e.get("dtype", ""), int(e.get("head_dim", 0)), bool(e.get("causal", False)),
+            e.get("so", ""), e.get("func", ""))
+
+
+def make_cases(entries, quick=False, min_cases=MIN_CASES, seed_base=0):
+    """The deterministic case matrix. Every (kernel, seq pair) appears `reps`
+    times; GQA ratio, layout and batch rotate with the position so that every
+    kernel meets every ratio and both layouts, and (full mode) the total is at
+    least `min_cases` whatever the manifest holds."""
+    entries = sorted(entries, key=entry_key)
+    pairs = QUICK_PAIRS if quick else SEQ_PAIRS
+    if not entries:
+        return []
+    reps = 1 if quick else max(2, math.ceil(min_cases / (len(entries) * len(pairs))))
+    cases = []
+    for ei, e in enumerate(entries):
+        for pi, (sq, sk) in enumerate(pairs):
+            for r in range(reps):
+                x = ei + pi + r  # x mod 6 walks all (ratio, layout) combinations
+                hq, hkv = GQAS[x % len(GQAS)]
+                layout = LAYOUTS[x % len(LAYOUTS)]
+                batch = 1 + ((x // 6) + ei + r) % 2
+                c = Case(len(cases), e, batch, hq, hkv, sq, sk, layout)
+                if seed_base:
+                    c.seed = (c.seed + seed_base * 1000003) & 0xFFFFFFFF
+                cases.append(c)
+    return cases
+
+
+def sanitize_cases(entries):
+    """Three small cases for compute-sanitizer: prefill Sq < Sk, causal
+    Sq > Sk (rows with no key), and decode with GQA; kernels picked so that a
+    causal and a non-causal one are covered when the manifest has both."""
+    entries = sorted(entries, key=entry_key)
+    if not entries:
+        return []
+    causal = [e for e in entries if e.get("causal")] or entries
+    plain = [e for e in entries if not e.get("causal")] or entries
+    pick = lambda lst, want: next((e for e in lst if int(e.get("head_dim", 0)) == want), lst[0])
+    a, b = pick(causal, 128), pick(plain, 64)
+    return [Case(0, a, 1, 2, 1, 113, 255, "bshd"),
+            Case(1, a, 1, 2, 2, 255, 113, "bhsd"),
+            Case(2, b, 2, 4, 1, 1, 300, "bshd")]
+
+
+# --------------------------------------------------------------------------
+# Reference and baseline
+
+def visible(sq, sk, causal, window, device):
+    """[Sq, Sk] bool mask of the keys each query sees (bottom-right aligned),
+    or None when every key is visible."""
+    import torch
+    left, right = window
+    if not causal and left < 0 and right < 0:
+        return None
+    i = torch.arange(sq, device=device).unsqueeze(1)
+    j = torch.arange(sk, device=device).unsqueeze(0)
+    off = sk - sq
+    m = torch.ones(sq, sk, dtype=torch.bool, device=device)
+    if causal:
+        m &= j <= i + off
+    if left >= 0:
+        m &= j >= i + off - left
+    if right >= 0:
+        m &= j <= i + off + right
+    return m
+
+
+def attention_math(q, k, v, abi, dtype):
+    """softmax(scale * Q K^T [+mask]) V computed in `dtype` on [B,H,S,D]
+    tensors (GQA by repeat_interleave). Rows that see no key give O = 0 and
+    LSE = -inf. Returns (O, LSE); LSE is float32 and only meaningful for a
+    float32 computation."""
+    import torch
+    hq, hkv = q.shape[1], k.shape[1]
+    g = hq // hkv
+    qc = q.to(dtype)
+    kc = k.to(dtype).repeat_interleave(g, dim=1)
+    vc = v.to(dtype).repeat_interleave(g, dim=1)
+    s = torch.matmul(qc, kc.transpose(-1, -2)) * abi["scale"]
+    if abi["softcap"]:
+        s = abi["softcap"] * torch.tanh(s / abi["softcap"])
+    m = visible(q.shape[2], k.shape[2], abi["causal"], abi["window"], q.device)
+    if m is not None:
+        s = s.masked_fill(~m, float("-inf"))
+    if dtype == torch.float32 or dtype == torch.float64:
+        lse = torch.logsumexp(s, dim=-1)
+        safe = torch.where(torch.isinf(lse), torch.zeros_like(lse), lse)
+        p = torch.exp(s - safe.unsqueeze(-1))  # exp(-inf) = 0 on masked entries
+        o = torch.matmul(p, vc)
+        return o, lse.float()
+    # input dtype, FA2's attention_ref(upcast=False): softmax rounded to dtype
+    p = torch.softmax(s, dim=-1)
+    if m is not None:
+        dead = ~m.any(dim=-1)
+        if bool(dead.any()):
+            p = p.masked_fill(dead.view(1, 1, -1, 1), 0.0)
+    o = torch.matmul(p.to(dtype), vc)
+    return o, None
+
+
+def reference(q, k, v, abi):
+    import torch
+    return attention_math(q, k, v, abi, torch.float32)
+
+
+def baseline(q, k, v, abi):
+    return attention_math(q, k, v, abi, q.dtype)[0]
+
+
+# --------------------------------------------------------------------------
+# Buffers
+
+def make_inputs(case, abi, device):
+    import torch
+    dt = common.torch_dtype(abi["dtype"])
+    gen = torch.Generator(device=device)
+    gen.manual_seed(case.seed)
+    b, d, dv = case.batch, abi["head_dim"], abi["head_dim_v"]
+
+    def one(h, s, dd):
+        if case.layout == "bshd":  # FA2's storage, passed as a transposed view
+            return torch.randn(b, s, h, dd, generator=gen, device=device, dtype=dt).transpose(1, 2)
+        return torch.randn(b, h, s, dd, generator=gen, device=device, dtype=dt)
+
+    return one(case.hq, case.sq, d), one(case.hkv, case.sk, d), one(case.hkv, case.sk, dv)
+
+
+def poisoned(shape, layout, dtype, device, guard):
+    """A NaN-filled tensor of logical `shape` ([B,H,S,D] when `layout` is
+    'bshd' stored as [B,S,H,D]) inside a flat buffer with `guard` NaN elements
+    on each side. Returns (view, flat buffer)."""
+    import torch
+    n = 1
+    for x in shape:
+        n *= x
+    flat = torch.full((n + 2 * guard,), float("nan"), dtype=dtype, device=device)
+    if layout == "bshd" and len(shape) == 4:
+        b, h, s, d = shape
+        stride = (s * h * d, d, h * d, 1)
+    else:
+        stride = []
+        acc = 1
+        for x in reversed(shape):
+            stride.insert(0, acc)
+            acc *= x
+        stride = tuple(stride)
+    return torch.as_strided(flat, shape, stride, guard), flat
+
+
+def guards_intact(flat, guard):
+    import torch
+    if guard == 0:
+        return True
+    return bool(torch.isnan(flat[:guard]).all()) and bool(torch.isnan(flat[-guard:]).all())
+
+
+# --------------------------------------------------------------------------
+# One case
+
+def fmt(x):
+    return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}"
+
+
+def run_case(kernel, abi, case, device="cuda", ref_device=None, guard=GUARD,
+             floor=ATOL_FLOOR, repeat=True):
+    """Runs one case; returns a result dict with 'ok' and, when not ok, 'why'."""
+    import torch
+    res = case.as_dict()
+    res.update(dtype=abi["dtype"], head_dim=abi["head_dim"], causal=abi["causal"])
+    why = []
+    ref_device = ref_device or device
+    gen_device = ref_device  # inputs are drawn where the reference runs
+    q, k, v = make_inputs(case, abi, gen_device)
+    if gen_device != device:
+        q, k, v = (t.to(device) if t.is_contiguous() else
+                   t.transpose(1, 2).contiguous().to(device).transpose(1, 2) for t in (q, k, v))
+    dt = q.dtype
+    oshape = (case.batch, case.hq, case.sq, abi["head_dim_v"])
+    lshape = (case.batch, case.hq, case.sq)
+
+    def call():
+        out, oflat = poisoned(oshape, case.layout, dt, device, guard)
+        lse = lflat = None
+        if abi["lse"]:
+            lse, lflat = poisoned(lshape, "bhsd", torch.float32, device, guard)
+        ret = kernel(q, k, v, out=out, lse=lse)
+        if device != "cpu":
+            torch.cuda.synchronize()
+        if isinstance(ret, tuple) and len(ret) == 2:
+            ro, rl = ret
+            if ro is not None and ro.data_ptr() != out.data_ptr():
+                why.append("returned O is not the out= tensor")
+            if lse is not None and rl is not None and rl.data_ptr() != lse.data_ptr():
+                why.append("returned LSE is not the lse= tensor")
+        if not guards_intact(oflat, guard):
+            why.append("wrote outside O (guard zone changed)")
+        if lflat is not None and not guards_intact(lflat, guard):
+            why.append("wrote outside LSE (guard zone changed)")
+        return out, lse
+
+    t0 = time.time()
+    out, lse = call()
+    res["ms_first"] = (time.time() - t0) * 1e3
+
+    nan_o = int(torch.isnan(out).sum())
+    if nan_o:
+        why.append(f"{nan_o} NaN/unwritten O elements")
+    if lse is not None:
+        nan_l = int(torch.isnan(lse).sum())
+        if nan_l:
+            why.append(f"{nan_l} NaN/unwritten LSE elements")
+
+    if repeat and not why:
+        out2, lse2 = call()
+        if not torch.equal(out, out2):
+            why.append("second run differs (O): nondeterminism or a race")
+        if lse is not None and not torch.equal(lse, lse2):
+            why.append("second run differs (LSE): nondeterminism or a race")
+        del out2, lse2
+
+    if ref_device != device:
+        qr, kr, vr = (t.to(ref_device) for t in (q, k, v))
+        out_c = out.to(ref_device)
+        lse_c = lse.to(ref_device) if lse is not None else None
+    else:
+        qr, kr, vr, out_c, lse_c = q, k, v, out, lse
+    ref_o, ref_l = reference(qr, kr, vr, abi)
+    base_o = baseline(qr, kr, vr, abi)
+
+    o32 = out_c.float()
+    err = (o32 - ref_o).abs()
+    err = torch.where(torch.isnan(err), torch.full_like(err, float("inf")), err)
+    max_err = float(err.max()) if err.numel() else 0.0
+    base_err = float((base_o.float() - ref_o).abs().max()) if err.numel() else 0.0
+    tol = 2.0 * base_err + floor
+    res.update(err=max_err, base_err=base_err, tol=tol)
+    if not math.isfinite(base_err):
+        why.append(f"baseline is not finite (base_err={base_err})")
+    elif max_err > tol:
+        idx = int(err.flatten().argmax())
+        pos = []
+        for s in reversed(err.shape):
+            pos.insert(0, idx % s)
+            idx //= s
+        why.append(f"O err {fmt(max_err)} > tol {fmt(tol)} (2 x torch {abi['dtype']} err "
+                   f"{fmt(base_err)}) at [b,h,i,d]={pos}")
+
+    dead = torch.isinf(ref_l) & (ref_l < 0)  # rows that see no key
+    res["dead_rows"] = int(dead.sum())
+    if res["dead_rows"]:
+        o_dead = o32[dead]
+        if not bool((o_dead == 0).all()):
+            why.append("O is not exactly 0 on rows that see no key")
+
+    if lse_c is not None:
+        live = ~dead
+        l_ours = lse_c
+        if bool(live.any()):
+            lerr = (l_ours[live] - ref_l[live]).abs()
+            lerr = torch.where(torch.isnan(lerr), torch.full_like(lerr, float("inf")), lerr)
+            bound = LSE_RTOL * torch.clamp(ref_l[live].abs(), min=1.0)
+            bad = lerr > bound
+            res["lse_err"] = float(lerr.max())
+            if bool(bad.any()):
+                why.append(f"LSE err {fmt(float(lerr.max()))} > {LSE_RTOL} * max(1,|ref|) "
+                           f"on {int(bad.sum())} rows")
+        if res["dead_rows"]:
+            ld = l_ours[dead]
+            if not bool((torch.isinf(ld) & (ld < 0)).all()):
+                vals = sorted({str(float(x)) for x in ld[~(torch.isinf(ld) & (ld < 0))][:4]})
+                why.append(f"LSE is not -inf on rows that see no key (got {', '.join(vals)})")
+
+    res["ok"] = not why
+    if why:
+        res["why"] = "; ".join(dict.fromkeys(why))
+    return res
+
+
+# --------------------------------------------------------------------------
+
+def cuda_context_alive():
+    import torch
+    try:
+        torch.cuda.synchronize()
+        torch.zeros(1, device="cuda").add_(1).item()
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def run_all(cases, loader, device="cuda", ref_device=None, guard=GUARD, floor=ATOL_FLOOR,
+            repeat=True, verbose=False, log=print):
+    """Runs `cases`; `loader(entry)` -> (kernel or None, error string)."""
+    results = []
+    checked_abi = {}
+    dead_context = None
+    for c in cases:
+        key = (c.entry["path"], c.entry["func"])
+        if dead_context:
+            r = c.as_dict()
+            r.update(ok=False, why=f"not run: CUDA context lost ({dead_context})")
+            results.append(r)
+            continue
+        kern, err = loader(c.entry)
+        if kern is None:
+            r = c.as_dict()
+            r.update(ok=False, why=f"kernel did not load: {err}")
+            results.append(r)
+            log(f"FAIL #{c.idx} {c.name} seed={c.seed}: {r['why']}")
+            continue
+        raw_abi = getattr(kern, "abi", None) or {}
+        abi = common.entry_abi(c.entry, raw_abi)
+        if key not in checked_abi:
+            checked_abi[key] = common.abi_mismatch(c.entry, raw_abi)
+        mism = checked_abi[key]
+        try:
+            r = run_case(kern, abi, c, device=device, ref_device=ref_device, guard=guard,
+                         floor=floor, repeat=repeat)
+        except Exception as ex:  # noqa: BLE001
+            r = c.as_dict()
+            r.update(ok=False, why=f"raised {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}")
+            if verbose:
+                traceback.print_exc()
+            if device != "cpu" and not cuda_context_alive():
+                dead_context = f"after case #{c.idx}"
+        if mism:
+            r["ok"] = False
+            r["why"] = "; ".join(filter(None, [r.get("why"), "manifest/ABI mismatch: " + ", ".join(mism)]))
+        results.append(r)
+        if not r["ok"]:
+            log(f"FAIL #{c.idx} {c.name} seed={c.seed}: {r['why']}")
+        elif verbose:
+            log(f"ok   #{c.idx} {c.name} err={fmt(r.get('err'))} tol={fmt(r.get('tol'))}")
+    return results
+
+
+def summarize(results, log=print):
+    """Per-kernel pass counts and the closing line; returns the number failed."""
+    by = {}
+    for r in results:
+        by.setdefault(r["func"], [0, 0])
+        by[r["func"]][0] += bool(r["ok"])
+        by[r["func"]][1] += 1
+    for f in sorted(by):
+        p, n = by[f]
+        worst = max((r.get("err", 0) / r["tol"] for r in results
+                     if r["func"] == f and r.get("tol")), default=0.0)
+        log(f"  {f:<40} {p:>4}/{n:<4} worst err/tol {worst:.2f}")
+    passed = sum(bool(r["ok"]) for r in results)
+    log(f"correctness: {passed}/{len(results)} passed")
+    return len(results) - passed
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--artifacts", required=True, help="directory with manifest.json and the .so files")
+    ap.add_argument("--quick", action="store_true", help="one case per kernel and a few seq pairs")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="3 small cases, reference on the CPU, no guard zones (for compute-sanitizer)")
+    ap.add_argument("--out", help="write every case's result here (JSON)")
+    ap.add_argument("--filter", help="regex over case names (func B= H= Sq= Sk= layout)")
+    ap.add_argument("--max-cases", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="shifts every case's seed")
+    ap.add_argument("--min-cases", type=int, default=MIN_CASES)
+    ap.add_argument("--runtime", default=None, help="libflashrt.so (default: $FLASHRT_LIB)")
+    ap.add_argument("--list", action="store_true", help="print the cases and exit")
+    ap.add_argument("--no-repeat", action="store_true", help="skip the second (determinism) run")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        entries = common.read_manifest(args.artifacts)
+    except Exception as ex:  # noqa: BLE001
+        print(f"error: cannot read {args.artifacts}/manifest.json: {ex}", file=sys.stderr)
+        return 2
+    if args.sanitize:
+        cases = sanitize_cases(entries)
+    else:
+        cases = make_cases(entries, quick=args.quick, min_cases=args.min_cases, seed_base=args.seed)
+    if args.filter:
+        rx = re.compile(args.filter)
+        cases = [c for c in cases if rx.search(c.name)]
+    if args.max_cases:
+        cases = cases[:args.max_cases]
+    if args.list:
+        for c in cases:
+            print(f"#{c.idx} {c.name} seed={c.seed}")
+        print(f"{len(cases)} cases over {len({c.entry['func'] for c in cases})} kernels")
+        return 0
+    if not cases:
+        print("error: no cases (empty manifest or filter)", file=sys.stderr)
+        print("correctness: 0/0 passed")
+        return 1
+
+    import torch
+    common.strict_fp32()
+    if not torch.cuda.is_available():
+        print("error: no CUDA device", file=sys.stderr)
+        return 2
+    info = common.gpu_info()
+    mode = "sanitize" if args.sanitize else ("quick" if args.quick else "full")
+    print(f"# {info.get('gpu')} torch {info.get('torch')}; {len(cases)} cases ({mode}) over "
+          f"{len({c.entry['func'] for c in cases})} kernels from {args.artifacts}", flush=True)
+
+    loader = common.KernelLoader(args.runtime)
+    t0 = time.time()
+    results = run_all(cases, loader.get, device="cuda",
+                      ref_device="cpu" if args.sanitize else None,
+                      guard=0 if args.sanitize else GUARD,
+                      repeat=not args.no_repeat, verbose=args.verbose,
+                      log=lambda s: print(s, flush=True))
+    wall = time.time() - t0
+    failed = summarize(results)
+    print(f"# {wall:.1f} s", flush=True)
+    if args.out:
+        d = os.path.dirname(os.path.abspath(args.out))
+        os.makedirs(d, exist_ok=True)
+        with open(args.out, "w") as f:
+            json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S"), **info, "mode": mode,
+                       "command": " ".join([sys.executable] + sys.argv), "artifacts": args.artifacts,
+                       "passed": len(results) - failed, "total": len(results), "seconds": wall,
+                       "cases": results}, f, indent=1, default=str)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

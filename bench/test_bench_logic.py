@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""CPU self-test of the pure-Python parts of bench/correctness.py and
+bench/benchmark.py: case generation, the reference (against a brute-force
+loop), the tolerance and poisoning logic (a correct fake kernel passes, broken
+fakes fail for the right reason), manifest handling and the benchmark table.
+Needs torch (any recent CPU build); no GPU, no flashmlir.
+
+  python3 bench/test_bench_logic.py        # ends with 'N passed, N failed'
+"""
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+import traceback
+from contextlib import redirect_stdout
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+
+import benchmark  # noqa: E402
+import common  # noqa: E402
+import correctness as C  # noqa: E402
+
+DEV = "cpu"
+
+
+def manifest(dtypes=("bf16", "f16"), hdims=(64, 128), causal=(False, True)):
+    out = []
+    for dt in dtypes:
+        for d in hdims:
+            for c in causal:
+                out.append({"so": "kernels.so", "func": f"attn_{dt}_d{d}{'_causal' if c else ''}",
+                            "dtype": dt, "head_dim": d, "causal": c, "path": "/nonexistent/kernels.so"})
+    return out
+
+
+class FakeKernel:
+    """Implements the op's semantics the way a flash kernel would (float32
+    math, output rounded to the input dtype), with optional planted bugs."""
+
+    def __init__(self, entry, bug=None):
+        self.bug = bug
+        d = entry["head_dim"]
+        self.abi = {"func": entry["func"], "dtype": entry["dtype"], "head_dim": d, "head_dim_v": d,
+                    "causal": entry["causal"], "window": [-1, -1], "softcap": 0.0,
+                    "scale": 1.0 / math.sqrt(d), "lse": True, "arch": "sm_90", "block_m": 128,
+                    "block_n": 64, "warps": 4, "stages": 2, "smem_bytes": 0}
+        self.calls = 0
+
+    def __call__(self, q, k, v, out=None, lse=None):
+        self.calls += 1
+        abi = common.entry_abi(self.abi, self.abi)
+        if self.bug == "topleft":
+            abi = dict(abi)
+            sq, sk = q.shape[2], k.shape[2]
+            o, l = self._topleft(q, k, v, abi)
+        else:
+            o, l = C.attention_math(q, k, v, abi, torch.float32)
+        if self.bug == "noise":
+            o = o + 1e-2 * torch.randn_like(o)
+        if self.bug == "race" and self.calls % 2 == 0:
+            o = o.clone()
+            o.view(-1)[0] += 0.5
+        if self.bug == "lse_off":
+            l = l + 0.01
+        if self.bug == "plus_inf":
+            l = torch.where(torch.isinf(l), torch.full_like(l, float("inf")), l)
+        if self.bug == "nan_dead":
+            dead = torch.isinf(l)
+            o = o.masked_fill(dead.unsqueeze(-1), float("nan"))
+        out.copy_(o.to(out.dtype))
+        if lse is not None:
+            lse.copy_(l)
+        if self.bug == "skip_last_row":
+            out[:, :, -1, :] = float("nan")
+        if self.bug == "overflow":
+            # write one element past the end of O's storage
+            base = out.as_strided((1,), (1,), out.storage_offset() + out.numel())
+            base.fill_(0)
+        if self.bug == "new_tensor":
+            return o.to(out.dtype).clone(), lse
+        return out, lse
+
+    def _topleft(self, q, k, v, abi):
+        # causal aligned top-left (j <= i): wrong when Sq != Sk
+        sq, sk = q.shape[2], k.shape[2]
+        if not abi["causal"]:
+            return C.attention_math(q, k, v, abi, torch.float32)
+        a = dict(abi, causal=False)
+        i = torch.arange(sq).unsqueeze(1)
+        j = torch.arange(sk).unsqueeze(0)
+        g = q.shape[1] // k.shape[1]
+        s = q.float() @ k.float().repeat_interleave(g, 1).transpose(-1, -2) * a["scale"]
+        s = s.masked_fill(~(j <= i), float("-inf"))
+        lse = torch.logsumexp(s, -1)
+        p = torch.exp(s - torch.where(torch.isinf(lse), torch.zeros_like(lse), lse).unsqueeze(-1))
+        return p @ v.float().repeat_interleave(g, 1), lse
+
+
+def loader_for(bug=None, fail_load=()):
+    cache = {}
+
+    def get(e):
+        if e["func"] in fail_load:
+            return None, "OSError: cannot open"
+        if e["func"] not in cache:
+            cache[e["func"]] = FakeKernel(e, bug)
+        return cache[e["func"]], None
+    return get
+
+
+def small(entries, pairs):
+    """Cases of the real generator, restricted to bf16 and small pairs."""
+    cs = [c for c in C.make_cases(entries, quick=False) if (c.sq, c.sk) in pairs and c.entry["dtype"] == "bf16"]
+    for c in cs:
+        c.batch = 1  # keep CPU time down
+    return cs
+
+
+def quiet_run(cases, loader, **kw):
+    logs = []
+    res = C.run_all(cases, loader, device=DEV, log=logs.append, **kw)
+    return res, logs
+
+
+# ---------------------------------------------------------------- tests
+
+def test_case_matrix_size_and_coverage():
+    for ents in (manifest(), manifest(dtypes=("bf16",)), manifest(dtypes=("bf16",), hdims=(128,), causal=(True,))):
+        cs = C.make_cases(ents)
+        assert len(cs) >= 200, len(cs)
+        for e in ents:
+            mine = [c for c in cs if c.entry["func"] == e["func"]]
+            assert {(c.hq, c.hkv) for c in mine} == set(C.GQAS)
+            assert {c.layout for c in mine} == set(C.LAYOUTS)
+            assert {c.batch for c in mine} == {1, 2}
+            assert {(c.sq, c.sk) for c in mine} == set(C.SEQ_PAIRS)
+    cs = C.make_cases(manifest())
+    assert len({c.seed for c in cs}) == len(cs), "seeds must differ per case"
+    # deterministic
+    assert [c.name for c in cs] == [c.name for c in C.make_cases(list(reversed(manifest())))]
+    assert [c.seed for c in cs] == [c.seed for c in C.make_cases(manifest())]
+    q = C.make_cases(manifest(), quick=True)
+    assert 30 <= len(q) < len(cs)
+    need = {1, 17, 64, 113, 128, 255, 256, 1000, 1024}
+    assert need <= {s for p in C.SEQ_PAIRS for s in p}
+    assert any(a < b for a, b in C.SEQ_PAIRS) and any(a > b for a, b in C.SEQ_PAIRS)
+    s = C.sanitize_cases(manifest())
+    assert len(s) == 3 and s[0].entry["causal"] and not s[2].entry["causal"]
+    assert C.make_cases([]) == []
+
+
+def test_reference_vs_bruteforce():
+    g = torch.Generator().manual_seed(1)
+    for causal in (False, True):
+        for (sq, sk) in ((5, 9), (9, 5), (1, 7), (7, 1), (6, 6)):
+            for window in ((-1, -1), (2, 1)):
+                for softcap in (0.0, 3.0):
+                    hq, hkv, d = 4, 2, 8
+                    q = torch.randn(2, hq, sq, d, generator=g, dtype=torch.float64)
+                    k = torch.randn(2, hkv, sk, d, generator=g, dtype=torch.float64)
+                    v = torch.randn(2, hkv, sk, d, generator=g, dtype=torch.float64)
+                    abi = {"scale": 0.3, "causal": causal, "window": window, "softcap": softcap}
+                    o, l = C.attention_math(q, k, v, abi, torch.float64)
+                    for b in range(2):
+                        for h in range(hq):
+                            for i in range(sq):
+                                logits, vis = [], []
+                                for j in range(sk):
+                                    off = sk - sq
+                                    ok = (not causal or j <= i + off) and \
+                                         (window[0] < 0 or j >= i + off - window[0]) and \
+                                         (window[1] < 0 or j <= i + off + window[1])
+                                    if ok:
+                                        s = float(q[b, h, i] @ k[b, h // 2, j]) * 0.3
+                                        if softcap:
+                                            s = softcap * math.tanh(s / softcap)
+                                        logits.append(s)
+                                        vis.append(j)
+                                if not vis:
+                                    assert l[b, h, i] == float("-inf")
+                                    assert bool((o[b, h, i] == 0).all())
+                                    continue
+                                m = max(logits)
+                                lse = m + math.log(sum(math.exp(x - m) for x in logits))
+                                assert abs(float(l[b, h, i]) - lse) < 1e-5 * max(1, abs(lse))
+                                ref = sum(math.exp(x - lse) * v[b, h // 2, j] for x, j in zip(logits, vis))
+                                assert float((o[b, h, i] - ref).abs().max()) < 1e-9
+                    # the input-dtype baseline agrees on dead rows and is close elsewhere
+                    ob = C.attention_math(q.to(torch.bfloat16), k.to(torch.bfloat16), v.to(torch.bfloat16),
+                                          abi, torch.bfloat16)[0]
+                    assert not torch.isnan(ob).any()
+                    assert float((ob.double() - o).abs().max()) < 0.1
+
+
+def test_poisoned_layouts():
+    for layout in ("bhsd", "bshd"):
+        t, flat = C.poisoned((2, 3, 5, 4), layout, torch.bfloat16, DEV, 16)
+        assert t.shape == (2, 3, 5, 4) and torch.isnan(t).all()
+        if layout == "bshd":
+            assert t.stride() == (5 * 3 * 4, 4, 3 * 4, 1)
+            assert t.transpose(1, 2).is_contiguous()
+        else:
+            assert t.is_contiguous()
+        t.fill_(1)
+        assert C.guards_intact(flat, 16)
+        assert int((flat == 1).sum()) == t.numel()
+        flat[16 + t.numel()] = 0
+        assert not C.guards_intact(flat, 16)
+
+
+def test_inputs_layout_and_seed():
+    e = manifest()[0]
+    c = C.Case(0, e, 2, 8, 2, 17, 33, "bshd")
+    abi = common.entry_abi(e)
+    q, k, v = C.make_inputs(c, abi, DEV)
+    assert q.shape == (2, 8, 17, 64) and k.shape == (2, 2, 33, 64) and q.dtype == torch.bfloat16
+    assert q.transpose(1, 2).is_contiguous() and not q.is_contiguous()
+    q2, _, _ = C.make_inputs(c, abi, DEV)
+    assert torch.equal(q, q2)
+    c2 = C.Case(0, e, 2, 8, 2, 17, 33, "bhsd")
+    assert c2.seed != c.seed and C.make_inputs(c2, abi, DEV)[0].is_contiguous()
+    assert float(q.float().abs().min()) >= 0 and float(q.float().abs().max()) > 0
+
+
+PAIRS = {(1, 17), (17, 1), (17, 17), (64, 128), (113, 113), (113, 255), (255, 113), (128, 17)}
+
+
+def test_correct_fake_passes():
+    ents = manifest(dtypes=("bf16",))
+    cs = small(ents, PAIRS)
+    assert len(cs) >= 16
+    res, logs = quiet_run(cs, loader_for())
+    bad = [r for r in res if not r["ok"]]
+    assert not bad, bad[:3]
+    assert any(r["dead_rows"] for r in res), "causal Sq > Sk must produce rows with no key"
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        nfail = C.summarize(res)
+    assert nfail == 0 and f"correctness: {len(res)}/{len(res)} passed" in buf.getvalue()
+
+
+def expect_fail(bug, needle, pairs=PAIRS, causal_only=False, **kw):
+    ents = manifest(dtypes=("bf16",), hdims=(64,), causal=(True,) if causal_only else (False, True))
+    cs = small(ents, pairs)
+    res, logs = quiet_run(cs, loader_for(bug), **kw)
+    bad = [r for r in res if not r["ok"]]
+    assert bad, f"bug {bug} not detected"
+    assert any(needle in r["why"] for r in bad), (bug, [r["why"] for r in bad][:3])
+    assert all(l.startswith("FAIL #") and "seed=" in l for l in logs)
+    assert len(logs) == len(bad)
+    return res
+
+
+def test_broken_fakes_fail():
+    expect_fail("noise", "O err")
+    expect_fail("topleft", "O err", pairs={(17, 113), (113, 255), (255, 113), (64, 128)}, causal_only=True)
+    expect_fail("skip_last_row", "NaN/unwritten O")
+    expect_fail("overflow", "guard zone")
+    expect_fail("race", "second run differs")
+    expect_fail("lse_off", "LSE err")
+    expect_fail("plus_inf", "LSE is not -inf", pairs={(255, 113)}, causal_only=True)
+    expect_fail("nan_dead", "NaN/unwritten O", pairs={(255, 113)}, causal_only=True)
+    expect_fail("new_tensor", "not the out= tensor")
+
+
+def test_load_failure_and_abi_mismatch():
+    ents = manifest(dtypes=("bf16",), hdims=(64,), causal=(False,))
+    cs = small(ents, {(17, 17)})
+    res, logs = quiet_run(cs, loader_for(fail_load={ents[0]["func"]}))
+    assert all(not r["ok"] and "did not load" in r["why"] for r in res)
+    # manifest says causal, kernel says not
+    e = dict(ents[0], causal=True)
+    cs = small([e], {(17, 17)})
+
+    def get(entry):
+        k = FakeKernel(dict(entry, causal=False))
+        return k, None
+    res, _ = quiet_run(cs, get)
+    assert all(not r["ok"] and "mismatch" in r["why"] for r in res)
+
+
+def test_raising_kernel():
+    ents = manifest(dtypes=("bf16",), hdims=(64,), causal=(False,))
+    cs = small(ents, {(17, 17)})
+
+    class Boom(FakeKernel):
+        def __call__(self, *a, **k):
+            raise RuntimeError("launch failed: too many resources")
+    res, logs = quiet_run(cs, lambda e: (Boom(e), None))
+    assert all("raised RuntimeError: launch failed" in r["why"] for r in res)
+
+
+def test_tolerance_floor():
+    # Sk = 1: the baseline is exact, a kernel off by 2e-5 must fail, exact must pass
+    ents = manifest(dtypes=("bf16",), hdims=(64,), causal=(False,))
+    cs = small(ents, {(17, 1)})
+    res, _ = quiet_run(cs, loader_for())
+    assert all(r["ok"] and r["base_err"] == 0 and r["tol"] == C.ATOL_FLOOR for r in res)
+
+
+def test_cli_list_and_manifest():
+    with tempfile.TemporaryDirectory() as d:
+        m = [{k: v for k, v in e.items() if k != "path"} for e in manifest()]
+        json.dump(m, open(os.path.join(d, "manifest.json"), "w"))
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            rc = C.main(["--artifacts", d, "--list"])
+        assert rc == 0
+        lines = buf.getvalue().strip().splitlines()
+        assert lines[-1].startswith(f"{len(lines) - 1} cases over 8 kernels") and len(lines) - 1 >= 200
+        buf = io.StringIO()
+        with redirect_stdout(buf):
+            rc = C.main(["--artifacts", d, "--list", "--sanitize"])
+        assert rc == 0 and "3 cases" in buf.getvalue()
+        with redirect_stdout(io.StringIO()):
+            assert C.main(["--artifacts", d, "--list", "--filter", "f16_d64 .*Sq=1 "]) == 0
+        ents = common.read_manifest(d)
+        assert ents[0]["path"] == os.path.join(d, "kernels.so")
+        # benchmark's kernel selection
+        assert [e["func"] for e in benchmark.select(ents, 128, True)] == ["attn_bf16_d128_causal"]
+        assert benchmark.select(ents, 96, False) == []
+    with redirect_stdout(io.StringIO()), redirect_stderr_null():
+        assert C.main(["--artifacts", "/nonexistent"]) == 2
+
+
+class redirect_stderr_null:
+    def __enter__(self):
+        self.old = sys.stderr
+        sys.stderr = io.StringIO()
+
+    def __exit__(self, *a):
+        sys.stderr = self.old
+
+
+def test_entry_abi_defaults():
+    a = common.entry_abi({"func": "f", "dtype": "bf16", "head_dim": 128, "causal": True})
+    assert a["scale"] == 1 / math.sqrt(128) and a["window"] == (-1, -1) and a["lse"] and common.is_plain(a)
+    a = common.entry_abi({"func": "f", "dtype": "bf16", "head_dim": 128}, {"window": [256, 0], "scale": 0.1})
+    assert a["window"] == (256, 0) and a["scale"] == 0.1 and not common.is_plain(a)
+    assert common.abi_mismatch({"dtype": "bf16", "head_dim": 64}, {"dtype": "f16", "head_dim": 64}) == \
+        ["dtype: manifest 'bf16' vs abi 'f16'"]
+    assert common.abi_mismatch({"window": None}, {"window": [-1, -1]}) == []
+
+
+def test_benchmark_math_and_table():
+    assert benchmark.flops(2, 16, 8192, 8192, 128, False) == 4 * 2 * 16 * 8192 * 8192 * 128
+    assert benchmark.flops(2, 16, 8192, 8192, 128, True) == 2 * 2 * 16 * 8192 * 8192 * 128
+    cfgs = benchmark.configs([64, 128], [512, 16384], [False, True])
+    assert len(cfgs) == 8
+    c = [x for x in cfgs if x["hdim"] == 64 and x["seqlen"] == 512][0]
+    assert c["batch"] == 32 and c["nheads"] == 32
+    c = [x for x in cfgs if x["hdim"] == 128 and x["seqlen"] == 16384][0]
+    assert c["batch"] == 1 and c["nheads"] == 16
+    rows = [dict(hdim=128, causal=False, seqlen=4096, func="attn", ours=300.0, fa2=344.0, cudnn=600.0, verify="ok"),
+            dict(hdim=64, causal=True, seqlen=512, func=None, ours=None, fa2=153.0, cudnn=None, verify="skip")]
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        benchmark.print_table(rows)
+    t = buf.getvalue()
+    assert "0.87" in t and "0.50" in t and "skip" in t, t
+    assert len(t.strip().splitlines()) == 3
+
+
+def main():
+    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+    passed = failed = 0
+    for name, f in tests:
+        try:
+            f()
+            passed += 1
+            print(f"ok   {name}")
+        except Exception:  # noqa: BLE001
+            failed += 1
+            print(f"FAIL {name}")
+            traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
