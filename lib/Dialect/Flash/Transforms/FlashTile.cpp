@@ -318,6 +318,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
                                       ValueRange{ib.c(0), ib.c(0), ib.c(0)},
                                       ValueRange{numMBlocks, headsQ, batch},
                                       ValueRange{ib.c(1), ib.c(1), ib.c(1)});
+  grid->setAttr("flash.config", config);
   // Pass statistics are compiled out of no-assert LLVM builds (Debian's),
   // so the static counts are also recorded on the grid for users and tests.
   if (iterations) {
@@ -375,14 +376,17 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
     (masked ? numMaskedLoops : numUnmaskedLoops) += 1;
     state = loop.getResults();
   };
-  // FA2 order: the masked diagonal band first, right to left, then the
-  // mask-free main loop, then (sliding window only) the masked left edge.
+  // FA2 order: every KV block right to left, the masked diagonal band
+  // first, then the mask-free main loop, then (sliding window only) the
+  // masked left edge. The three loops visit one contiguous descending
+  // sequence of blocks, so flash-to-gpu can prefetch "the next block" across
+  // loop boundaries.
   emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*reversed=*/true,
            "masked_right");
-  emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false, /*reversed=*/false,
+  emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false, /*reversed=*/true,
            "main");
   if (mask.leftBounded())
-    emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true, /*reversed=*/false,
+    emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true, /*reversed=*/true,
              "masked_left");
 
   auto outElt = cast<MemRefType>(out.getType()).getElementType();

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -50,6 +51,33 @@ void mlir::flash::buildFlashLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+void mlir::flash::buildFlashLowerToGPUPipeline(
+    OpPassManager &pm, const FlashGpuPipelineOptions &options) {
+  std::string chip = options.chip;
+  int sm = 90;
+  if (StringRef(chip).starts_with("sm_"))
+    StringRef(chip).drop_front(3).take_while(llvm::isDigit).getAsInteger(10,
+                                                                         sm);
+  int smemKB = sm >= 90 ? 227 : sm >= 80 ? 163 : 99;
+  // The flash stages, then the NVVM lowering of the kernels (order from the
+  // cookbook: nvgpu before gpu-to-nvvm, vector-to-llvm after it), the
+  // binary, and the host side (gpu.launch_func -> mgpu* runtime calls).
+  std::string text = llvm::formatv(
+      "flash-plan{{sm={0} smem-kb={1}},flash-tile,"
+      "flash-to-gpu{{chip={2} smem-kb={1}},canonicalize,cse,"
+      "gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,"
+      "convert-vector-to-llvm,convert-ub-to-llvm,convert-nvvm-to-llvm,"
+      "canonicalize,cse),reconcile-unrealized-casts,"
+      "gpu-module-to-binary{{format={3}},"
+      "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+      "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
+      "convert-cf-to-llvm,convert-func-to-llvm,gpu-to-llvm,"
+      "reconcile-unrealized-casts",
+      sm, smemKB, chip, std::string(options.format));
+  if (failed(parsePassPipeline(text, pm, llvm::errs())))
+    llvm::report_fatal_error("flash-lower-to-gpu: bad pipeline text");
+}
+
 void mlir::flash::registerFlashPassesAndPipelines() {
   registerFlashPasses();
   PassPipelineRegistration<>(
@@ -57,4 +85,10 @@ void mlir::flash::registerFlashPassesAndPipelines() {
       "Lower flash.attention to the LLVM dialect for the host CPU "
       "(flash-plan, flash-tile, flash-online-softmax, bufferization, loops)",
       buildFlashLowerToCPUPipeline);
+  PassPipelineRegistration<FlashGpuPipelineOptions>(
+      "flash-lower-to-gpu",
+      "Compile flash.attention (bf16/f16 memrefs) for NVIDIA GPUs: "
+      "flash-plan, flash-tile, flash-to-gpu, NVVM, gpu-module-to-binary and "
+      "the host lowering (mgpu* runtime calls)",
+      buildFlashLowerToGPUPipeline);
 }

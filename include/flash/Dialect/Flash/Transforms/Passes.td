@@ -114,4 +114,50 @@ def FlashOnlineSoftmax : Pass<"flash-online-softmax"> {
   ];
 }
 
+def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower flash-tile's grids to FlashAttention-2 mma.sync "
+                "kernels and their launches";
+  let description = [{
+    Turns each grid that `flash-tile` produced into a `gpu.func` in the
+    `gpu.module @flash_kernels` (with an `#nvvm.target`) and replaces the
+    grid by a `gpu.launch_func` with one program per grid iteration (x = Q
+    row block, y = query head, z = batch) and `32 * warps` threads.
+
+    The kernel is FA2's forward kernel, built from the tiled IR (its KV
+    loops, their bounds and block starts, the tile ops' attributes):
+
+    * Q and a 2-stage ring of K/V blocks in dynamic shared memory, written
+      by 16-byte `cp.async` copies into an XOR-swizzled layout; the copy of
+      the next KV block (also across the peeled loops) is in flight while
+      the current block's two GEMMs run; tail rows are zero-filled;
+    * S = Q K^T and O += P V with `mma.sync.m16n8k16` (f32 accumulation),
+      Q and K fragments by `ldmatrix`, V by `ldmatrix.trans`;
+    * S and P stay in registers: P is converted to bf16/f16 in registers and
+      used as the A operand of the second MMA;
+    * row max and row sum by quad shuffles; exp2 with the scale folded into
+      one FFMA; the element mask only in the loops flash-tile masked;
+    * the epilogue O = acc / l, LSE = m * c + log l, O staged through the
+      shared memory that Q used and written with 16-byte stores.
+
+    The host function gets `llvm.emit_c_interface` and an exported
+    `<func>_flash_abi` string describing the compiled kernel for the runtime.
+    What is not supported yet (other element types, head dims, Dv != D,
+    more than 2 stages) is refused with a diagnostic.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target SM (sm_80, sm_90, ...), recorded in the #nvvm.target">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX features of the #nvvm.target">,
+    Option<"smemLimitKB", "smem-kb", "int64_t", /*default=*/"227",
+           "Shared memory one program may use, in KiB">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // FLASH_DIALECT_FLASH_TRANSFORMS_PASSES_TD

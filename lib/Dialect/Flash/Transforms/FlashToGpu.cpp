@@ -1,0 +1,1025 @@
+//===- FlashToGpu.cpp - flash-tile's grid -> an FA2 mma.sync kernel -------===//
+//
+// Lowers each grid that flash-tile produced (an scf.parallel over (Q row
+// block, head, batch) holding KV loops of flash.tile_update and one
+// flash.tile_finalize) to a FlashAttention-2 forward kernel: a gpu.func in a
+// gpu.module and the gpu.launch_func that replaces the grid on the host.
+//
+// The kernel is built from the tiled IR: its loop structure (the peeled
+// masked/unmasked KV loops and their bounds), every index computation (row
+// and KV block starts, the GQA head mapping, the trip counts) and the tile
+// ops' attributes (scale, causal, window, softcap, masked) are cloned or read
+// from flash-tile's output; only the register-level realisation of a tile
+// update is written here, one function per FA2 idea:
+//
+//   emitTileCopy       cp.async 16-byte copies into XOR-swizzled shared memory
+//                      (the next K/V block is in flight during the GEMMs)
+//   emitScores         S = Q K^T: ldmatrix (Q, K) + mma.sync m16n8k16
+//   emitMask           the element mask, only in the loops flash-tile masked
+//   emitOnlineSoftmax  row max / sum by quad shuffles, exp2 with the scale
+//                      folded into one FFMA, alpha rescale of acc
+//   emitPV             P converted to bf16/f16 in registers and fed as the A
+//                      operand of O += P V; V by ldmatrix.trans
+//   emitEpilogue       O = acc / l, LSE = m * c + log l; O staged through the
+//                      shared memory Q used, written with 16-byte stores
+//
+// Fragment layouts are the PTX ones for mma.m16n8k16 (row.col): lane l holds
+// rows g = l / 4 and g + 8, columns 2 * (l % 4) + {0, 1} of each 16 x 8 tile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/IRMapping.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <limits>
+
+namespace mlir::flash {
+#define GEN_PASS_DEF_FLASHTOGPU
+#include "flash/Dialect/Flash/Transforms/Passes.h.inc"
+} // namespace mlir::flash
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+
+constexpr double kLog2e = 1.4426950408889634;
+
+/// The pieces of one flash-tile grid that the kernel is built from.
+struct TiledAttention {
+  scf::ParallelOp grid;
+  SmallVector<scf::ForOp> loops;
+  SmallVector<TileUpdateOp> updates;
+  SmallVector<memref::SubViewOp> kViews, vViews;
+  memref::SubViewOp qView, oView, lseView;
+  TileFinalizeOp finalize;
+};
+
+/// The memref a tile tensor was read from: pad <- to_tensor <- subview.
+memref::SubViewOp tracedView(Value tile) {
+  if (auto pad = tile.getDefiningOp<tensor::PadOp>())
+    tile = pad.getSource();
+  if (auto toTensor = tile.getDefiningOp<bufferization::ToTensorOp>())
+    return toTensor.getBuffer().getDefiningOp<memref::SubViewOp>();
+  return {};
+}
+
+/// The subview a finalize result is stored to.
+memref::SubViewOp storedView(Value result) {
+  for (Operation *user : result.getUsers())
+    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
+      for (Operation *sliceUser : slice->getUsers())
+        if (auto store =
+                dyn_cast<bufferization::MaterializeInDestinationOp>(sliceUser))
+          return store.getDest().getDefiningOp<memref::SubViewOp>();
+  return {};
+}
+
+FailureOr<TiledAttention> matchGrid(scf::ParallelOp grid) {
+  TiledAttention t;
+  t.grid = grid;
+  for (Operation &op : grid.getBody()->getOperations()) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      if (!loop->hasAttr("flash.kv_loop"))
+        return grid.emitOpError("flash-to-gpu: unexpected scf.for in the grid");
+      TileUpdateOp update;
+      loop.getBody()->walk([&](TileUpdateOp u) { update = u; });
+      if (!update)
+        return loop.emitOpError("flash-to-gpu: KV loop without tile_update");
+      t.loops.push_back(loop);
+      t.updates.push_back(update);
+      t.kViews.push_back(tracedView(update.getKey()));
+      t.vViews.push_back(tracedView(update.getValue()));
+      if (!t.kViews.back() || !t.vViews.back())
+        return update.emitOpError("flash-to-gpu: K/V tiles must be read "
+                                  "from memref subviews (flash-tile's form)");
+    } else if (auto fin = dyn_cast<TileFinalizeOp>(op)) {
+      t.finalize = fin;
+    }
+  }
+  if (t.loops.empty() || !t.finalize)
+    return grid.emitOpError("flash-to-gpu: not a flash-tile grid");
+  t.qView = tracedView(t.updates.front().getQuery());
+  t.oView = storedView(t.finalize.getOut());
+  if (!t.finalize.getLse().use_empty())
+    t.lseView = storedView(t.finalize.getLse());
+  if (!t.qView || !t.oView)
+    return grid.emitOpError("flash-to-gpu: Q/O blocks must be memref "
+                            "subviews (flash-tile's form)");
+  return t;
+}
+
+/// A global tensor seen from the kernel: its data pointer (global address
+/// space, offset applied) and its batch/head/sequence strides in elements.
+struct KernelTensor {
+  Value ptr;
+  Value strideB, strideH, strideS;
+  int64_t eltBytes;
+};
+
+/// Emits one kernel. Index arithmetic is on `index`; shared-memory byte
+/// offsets too (LLVM folds the lane-invariant parts).
+class KernelEmitter {
+public:
+  KernelEmitter(OpBuilder &b, Location loc, TiledAttention &t,
+                gpu::GPUFuncOp func, ConfigAttr config, Type eltType,
+                int64_t headDim)
+      : b(b), loc(loc), t(t), func(func), elt(eltType), d(headDim),
+        bm(config.getBlockM()), bn(config.getBlockN()),
+        warps(config.getNumWarps()) {
+    threads = 32 * warps;
+    mTiles = bm / (16 * warps);
+    f32 = b.getF32Type();
+    i32 = b.getI32Type();
+    ctx = b.getContext();
+  }
+
+  /// Emits the kernel body; returns the values to pass at launch, in the
+  /// order of the kernel's arguments.
+  LogicalResult emit(SmallVectorImpl<Value> &hostArgs);
+
+  int64_t smemBytes() const { return (bm * d + 4 * bn * d) * 2; }
+
+private:
+  // --- Values from flash-tile's IR ---------------------------------------
+  Value lift(Value v, IRMapping &map);
+  Value capture(Value hostValue);
+  KernelTensor liftTensor(Value memref);
+
+  // --- Small builders ------------------------------------------------------
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value cf(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
+  }
+  Value ci32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value sel(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+  Value toI64(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+  }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+  Value shflXor(Value v, int32_t offset) {
+    return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  /// Byte address in the dynamic shared memory.
+  Value smemPtr(Value byteOffset) {
+    return LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(), smemBase,
+                               ValueRange{toI64(byteOffset)});
+  }
+  Value globalPtr(Value base, Value byteOffset) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                               ValueRange{toI64(byteOffset)});
+  }
+  /// Byte offset of the 16-byte chunk `chunk` of row `row` in a [rows][d]
+  /// tile: chunks are XOR-swizzled by the row so that the 8 rows one
+  /// ldmatrix 8x8 reads (and the 8 chunks cp.async writes) hit 8 distinct
+  /// bank groups.
+  Value swizzled(Value row, Value chunk);
+
+  // --- FA2 pieces -----------------------------------------------------------
+  void emitTileCopy(KernelTensor &src, Value rowStart, Value rowLimit,
+                    Value planeOffset, Value smemOffset, int64_t rows);
+  void emitKVCopy(Value kvStart, Value stage);
+  SmallVector<Value> emitScores(Value stage);
+  void emitSoftcap(SmallVectorImpl<Value> &s, TileUpdateOp update);
+  void emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
+                TileUpdateOp update);
+  void emitOnlineSoftmax(SmallVectorImpl<Value> &s, SmallVectorImpl<Value> &acc,
+                         SmallVectorImpl<Value> &m, SmallVectorImpl<Value> &l,
+                         TileUpdateOp update);
+  void emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
+  void emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m, ArrayRef<Value> l,
+                    IRMapping &map);
+
+  SmallVector<Value> ldmatrix(Value byteOffset, bool transpose);
+  SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bFrag,
+                         ArrayRef<Value> acc);
+  Value packPair(Value lo, Value hi);
+  /// Index of the f32 accumulator element: tile (mt, nt), register r.
+  static int64_t frag(int64_t mt, int64_t nt, int64_t r, int64_t nTiles) {
+    return (mt * nTiles + nt) * 4 + r;
+  }
+  /// Row of the warp's m-tile `mt` inside the block (FA2's interleaving:
+  /// warps split each 16 * warps rows).
+  Value warpRow(int64_t mt) { return add(c(mt * 16 * warps), mul(warp, c(16))); }
+
+  OpBuilder &b;
+  Location loc;
+  TiledAttention &t;
+  gpu::GPUFuncOp func;
+  Type elt, f32, i32;
+  MLIRContext *ctx;
+  int64_t d, bm, bn, warps, threads, mTiles;
+
+  SmallVector<Value> captured;
+  DenseMap<Value, Value> captureArgs;
+  Value tid, lane, warp, g, tq;
+  Value smemBase;
+  Type smemPtrType;
+  KernelTensor q, k, v, o, lse;
+  Value qPlane, kvPlane, oPlane, lsePlane;
+  Value seqQ, seqK;
+};
+
+Value KernelEmitter::capture(Value hostValue) {
+  auto it = captureArgs.find(hostValue);
+  if (it != captureArgs.end())
+    return it->second;
+  Block &entry = func.getBody().front();
+  Value arg = entry.addArgument(hostValue.getType(), loc);
+  captured.push_back(hostValue);
+  captureArgs[hostValue] = arg;
+  return arg;
+}
+
+/// Clones the computation of the scalar `v` from the grid body into the
+/// kernel: constants are rematerialised, values from outside the grid (the
+/// host's sizes) become kernel arguments, grid induction variables become
+/// block ids (through `map`).
+Value KernelEmitter::lift(Value v, IRMapping &map) {
+  if (Value mapped = map.lookupOrNull(v))
+    return mapped;
+  Operation *def = v.getDefiningOp();
+  if (def && def->hasTrait<OpTrait::ConstantLike>()) {
+    Operation *clone = b.clone(*def);
+    map.map(v, clone->getResult(0));
+    return clone->getResult(0);
+  }
+  bool inside = def ? t.grid->isProperAncestor(def)
+                    : t.grid->isAncestor(v.getParentBlock()->getParentOp());
+  if (!inside) {
+    Value arg = capture(v);
+    map.map(v, arg);
+    return arg;
+  }
+  if (!def || !isa<arith::ArithDialect, affine::AffineDialect>(
+                  def->getDialect()) ||
+      def->getNumRegions() != 0) {
+    (def ? def : t.grid.getOperation())
+        ->emitOpError("flash-to-gpu: cannot move this computation into the "
+                      "kernel");
+    return {};
+  }
+  for (Value operand : def->getOperands())
+    if (!lift(operand, map))
+      return {};
+  Operation *clone = b.clone(*def, map);
+  return clone->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+KernelTensor KernelEmitter::liftTensor(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  KernelTensor kt;
+  kt.eltBytes = type.getElementTypeBitWidth() / 8;
+  // Host side: the aligned pointer, offset and strides of the descriptor.
+  OpBuilder host(t.grid);
+  auto meta = memref::ExtractStridedMetadataOp::create(host, loc, memref);
+  Value alignedIdx =
+      memref::ExtractAlignedPointerAsIndexOp::create(host, loc, memref);
+  Value alignedI64 =
+      arith::IndexCastOp::create(host, loc, host.getI64Type(), alignedIdx);
+  Value ptr = LLVM::IntToPtrOp::create(host, loc, LLVM::LLVMPointerType::get(ctx),
+                                       alignedI64);
+  Value ptrArg = capture(ptr);
+  Value offset = capture(meta.getOffset());
+  auto strides = meta.getStrides();
+  int64_t rank = type.getRank();
+  kt.strideB = capture(strides[0]);
+  kt.strideH = capture(strides[1]);
+  kt.strideS = capture(strides[2]);
+  (void)rank;
+  // Kernel side: the global-space pointer with the offset applied.
+  Value global = LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 1), ptrArg);
+  kt.ptr = globalPtr(global, mul(offset, c(kt.eltBytes)));
+  return kt;
+}
+
+Value KernelEmitter::swizzled(Value row, Value chunk) {
+  Value x = d >= 64 ? arith::AndIOp::create(b, loc, row, c(7)).getResult()
+                    : arith::AndIOp::create(
+                          b, loc, arith::ShRUIOp::create(b, loc, row, c(1)),
+                          c(3))
+                          .getResult();
+  Value phys = arith::XOrIOp::create(b, loc, chunk, x);
+  return add(mul(row, c(d * 2)), mul(phys, c(16)));
+}
+
+/// cp.async of a [rows][d] tile starting at sequence row `rowStart` of the
+/// (batch, head) plane at element offset `planeOffset`: rows at or past
+/// `rowLimit` are zero-filled (src-size 0) from a safe in-plane address.
+void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
+                                 Value rowLimit, Value planeOffset,
+                                 Value smemOffset, int64_t rows) {
+  int64_t chunksPerRow = d / 8;
+  int64_t total = rows * chunksPerRow;
+  for (int64_t i = 0; i * threads < total; ++i) {
+    Value id = add(tid, c(i * threads));
+    Value r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
+    Value ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
+    Value row = add(rowStart, r);
+    Value valid = cmp(arith::CmpIPredicate::slt, row, rowLimit);
+    Value elem = add(planeOffset,
+                     add(mul(sel(valid, row, c(0)), src.strideS),
+                         mul(ch, c(8))));
+    Value gptr = globalPtr(src.ptr, mul(elem, c(src.eltBytes)));
+    Value sptr = smemPtr(add(smemOffset, swizzled(r, ch)));
+    Value bytes = arith::SelectOp::create(b, loc, valid, ci32(16), ci32(0));
+    auto copy = [&]() {
+      NVVM::CpAsyncOp::create(b, loc, sptr, gptr, 16,
+                              NVVM::LoadCacheModifierKind::CG, bytes);
+    };
+    if (total % threads == 0 || (i + 1) * threads <= total) {
+      copy();
+    } else {
+      auto inRange = cmp(arith::CmpIPredicate::ult, id, c(total));
+      auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      copy();
+    }
+  }
+}
+
+void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
+  Value tileBytes = c(bn * d * 2);
+  Value kOff = add(c(bm * d * 2), mul(stage, tileBytes));
+  Value vOff = add(c(bm * d * 2 + 2 * bn * d * 2), mul(stage, tileBytes));
+  emitTileCopy(k, kvStart, seqK, kvPlane, kOff, bn);
+  emitTileCopy(v, kvStart, seqK, kvPlane, vOff, bn);
+}
+
+SmallVector<Value> KernelEmitter::ldmatrix(Value byteOffset, bool transpose) {
+  auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+  Value res = NVVM::LdMatrixOp::create(
+      b, loc, i32x4, smemPtr(byteOffset), 4,
+      transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value> regs;
+  for (int64_t i = 0; i < 4; ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, res, i));
+  return regs;
+}
+
+SmallVector<Value> KernelEmitter::mma(ArrayRef<Value> a, ArrayRef<Value> bFrag,
+                                      ArrayRef<Value> acc) {
+  bool isBf16 = elt.isBF16();
+  // f16 operands are <2 x half> registers, bf16 ones i32 (the nvgpu op's bf16
+  // path does not lower in MLIR 22, so nvvm.mma.sync is used directly).
+  auto asOperand = [&](Value r) -> Value {
+    if (isBf16)
+      return r;
+    return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, elt), r);
+  };
+  SmallVector<Value> av, bv;
+  for (Value r : a)
+    av.push_back(asOperand(r));
+  for (Value r : bFrag)
+    bv.push_back(asOperand(r));
+  auto f32x4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  auto ptx = isBf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  Value res = NVVM::MmaOp::create(
+      b, loc, f32x4, av, bv, acc, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+      std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, res, i));
+  return out;
+}
+
+/// Two f32 -> one 32-bit register of two bf16/f16 (cvt.rn.*x2.f32).
+Value KernelEmitter::packPair(Value lo, Value hi) {
+  auto v2f32 = VectorType::get({2}, f32);
+  Value vec = LLVM::PoisonOp::create(b, loc, v2f32);
+  vec = LLVM::InsertElementOp::create(b, loc, vec, lo, ci32(0));
+  vec = LLVM::InsertElementOp::create(b, loc, vec, hi, ci32(1));
+  Value narrow =
+      arith::TruncFOp::create(b, loc, VectorType::get({2}, elt), vec);
+  return LLVM::BitcastOp::create(b, loc, i32, narrow);
+}
+
+/// S = Q K^T for the warp's rows against the KV block in `stage`.
+SmallVector<Value> KernelEmitter::emitScores(Value stage) {
+  int64_t nTiles = bn / 8;
+  Value zero = cf(0.0);
+  SmallVector<Value> s(mTiles * nTiles * 4, zero);
+  Value kBase = add(c(bm * d * 2), mul(stage, c(bn * d * 2)));
+  Value lo16 = arith::RemUIOp::create(b, loc, lane, c(16));
+  Value hi16 = arith::DivUIOp::create(b, loc, lane, c(16));
+  Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
+  Value mid = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, c(8)), c(2));
+  for (int64_t ks = 0; ks < d / 16; ++ks) {
+    // A = Q rows (ldmatrix x4: lanes 0-15 rows, 16-31 the upper k half).
+    SmallVector<SmallVector<Value>> aFrags;
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      aFrags.push_back(ldmatrix(
+          swizzled(add(warpRow(mt), lo16), add(c(2 * ks), hi16)), false));
+    for (int64_t p = 0; p < nTiles / 2; ++p) {
+      // B = K rows n (non-transposed ldmatrix gives the "col" fragment):
+      // matrices (n-tile 2p, k lo), (2p, k hi), (2p+1, k lo), (2p+1, k hi).
+      Value row = add(c(16 * p), add(lo8, mul(hi16, c(8))));
+      SmallVector<Value> kf =
+          ldmatrix(add(kBase, swizzled(row, add(c(2 * ks), mid))), false);
+      for (int64_t mt = 0; mt < mTiles; ++mt)
+        for (int64_t h = 0; h < 2; ++h) {
+          int64_t nt = 2 * p + h;
+          SmallVector<Value> accIn(s.begin() + frag(mt, nt, 0, nTiles),
+                                   s.begin() + frag(mt, nt, 4, nTiles));
+          SmallVector<Value> r =
+              mma(aFrags[mt], {kf[2 * h], kf[2 * h + 1]}, accIn);
+          for (int64_t i = 0; i < 4; ++i)
+            s[frag(mt, nt, i, nTiles)] = r[i];
+        }
+    }
+  }
+  return s;
+}
+
+/// S[r, j] = -inf unless key j is visible to query r: the same predicate as
+/// flash-online-softmax (bottom-right causal diagonal, window, sequence end).
+/// S = softcap * tanh(S * scale / softcap), before the mask (as on the CPU).
+void KernelEmitter::emitSoftcap(SmallVectorImpl<Value> &s,
+                                TileUpdateOp update) {
+  std::optional<APFloat> softcap = update.getSoftcap();
+  if (!softcap)
+    return;
+  double cap = softcap->convertToDouble();
+  Value pre = cf(update.getScale().convertToDouble() / cap), post = cf(cap);
+  for (Value &x : s)
+    x = fmul(math::TanhOp::create(b, loc, fmul(x, pre)), post);
+}
+
+void KernelEmitter::emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
+                             TileUpdateOp update) {
+  int64_t nTiles = bn / 8;
+  int64_t left = -1, right = -1;
+  if (auto w = update.getWindow()) {
+    left = (*w)[0];
+    right = (*w)[1];
+  }
+  bool causal = update.getCausal();
+  Value ninf = cf(-std::numeric_limits<double>::infinity());
+  Value diagShift = sub(seqK, seqQ);
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h) {
+      Value qRow = add(row0, add(warpRow(mt), add(g, c(8 * h))));
+      Value diag = add(qRow, diagShift);
+      for (int64_t nt = 0; nt < nTiles; ++nt)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value j = add(col0, add(c(nt * 8 + e), mul(tq, c(2))));
+          Value visible = cmp(arith::CmpIPredicate::slt, j, seqK);
+          auto both = [&](Value cond) {
+            visible = arith::AndIOp::create(b, loc, visible, cond);
+          };
+          if (causal)
+            both(cmp(arith::CmpIPredicate::sle, j, diag));
+          if (right >= 0)
+            both(cmp(arith::CmpIPredicate::sle, j, add(diag, c(right))));
+          if (left >= 0)
+            both(cmp(arith::CmpIPredicate::sge, j, sub(diag, c(left))));
+          Value &x = s[frag(mt, nt, 2 * h + e, nTiles)];
+          x = sel(visible, x, ninf);
+        }
+    }
+}
+
+/// The online-softmax step on registers. Each thread owns two rows per
+/// m-tile; a row's 4 owners are one quad, so max/sum need xor-1/2 shuffles.
+void KernelEmitter::emitOnlineSoftmax(SmallVectorImpl<Value> &s,
+                                      SmallVectorImpl<Value> &acc,
+                                      SmallVectorImpl<Value> &m,
+                                      SmallVectorImpl<Value> &l,
+                                      TileUpdateOp update) {
+  int64_t nTiles = bn / 8, dTiles = d / 8;
+  float scale = update.getScale().convertToFloat();
+  std::optional<APFloat> softcap = update.getSoftcap();
+  double cFactor = softcap ? 1.0 : double(scale);
+  Value cLog2e = cf(cFactor * kLog2e);
+  Value ninf = cf(-std::numeric_limits<double>::infinity());
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t row = mt * 2 + h;
+      // m_new = max(m, rowmax S)
+      Value rmax = m[row];
+      for (int64_t nt = 0; nt < nTiles; ++nt)
+        for (int64_t e = 0; e < 2; ++e)
+          rmax = fmax(rmax, s[frag(mt, nt, 2 * h + e, nTiles)]);
+      rmax = fmax(rmax, shflXor(rmax, 1));
+      rmax = fmax(rmax, shflXor(rmax, 2));
+      // ms = m_new * c * log2e, or 0 while the row has seen no key.
+      Value isEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            rmax, ninf);
+      Value ms = sel(isEmpty, cf(0.0), fmul(rmax, cLog2e));
+      Value negMs = arith::NegFOp::create(b, loc, ms);
+      // alpha = exp2(m_old * c * log2e - ms)
+      Value alpha = math::Exp2Op::create(
+          b, loc, math::FmaOp::create(b, loc, m[row], cLog2e, negMs));
+      // P = exp2(S * c * log2e - ms): one FFMA + EX2 per element.
+      Value rowSum = cf(0.0);
+      for (int64_t nt = 0; nt < nTiles; ++nt)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value &x = s[frag(mt, nt, 2 * h + e, nTiles)];
+          x = math::Exp2Op::create(
+              b, loc, math::FmaOp::create(b, loc, x, cLog2e, negMs));
+          rowSum = fadd(rowSum, x);
+        }
+      // l = l * alpha + rowsum(P) (thread-partial; reduced in the epilogue)
+      l[row] = math::FmaOp::create(b, loc, l[row], alpha, rowSum);
+      m[row] = rmax;
+      for (int64_t dt = 0; dt < dTiles; ++dt)
+        for (int64_t e = 0; e < 2; ++e) {
+          Value &x = acc[frag(mt, dt, 2 * h + e, dTiles)];
+          x = fmul(x, alpha);
+        }
+    }
+}
+
+/// acc += P V. The S accumulators of n-tiles (2kp, 2kp+1) are exactly the
+/// A fragment of k-step kp once packed to 16 bits: no shared-memory trip.
+void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
+                           Value stage) {
+  int64_t nTiles = bn / 8, dTiles = d / 8;
+  Value vBase = add(c(bm * d * 2 + 2 * bn * d * 2), mul(stage, c(bn * d * 2)));
+  Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
+  Value mid = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, c(8)), c(2));
+  Value hi16 = arith::DivUIOp::create(b, loc, lane, c(16));
+  for (int64_t kp = 0; kp < bn / 16; ++kp) {
+    SmallVector<SmallVector<Value>> aFrags;
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
+      auto at = [&](int64_t nt, int64_t r) { return p[frag(mt, nt, r, nTiles)]; };
+      aFrags.push_back({packPair(at(2 * kp, 0), at(2 * kp, 1)),
+                        packPair(at(2 * kp, 2), at(2 * kp, 3)),
+                        packPair(at(2 * kp + 1, 0), at(2 * kp + 1, 1)),
+                        packPair(at(2 * kp + 1, 2), at(2 * kp + 1, 3))});
+    }
+    for (int64_t q2 = 0; q2 < dTiles / 2; ++q2) {
+      // V rows are keys: ldmatrix.trans turns row-major V into the "col"
+      // B fragment, (d-tile 2q2: k lo, k hi), (2q2+1: k lo, k hi).
+      Value row = add(c(16 * kp), add(lo8, mul(mid, c(8))));
+      SmallVector<Value> vf =
+          ldmatrix(add(vBase, swizzled(row, add(c(2 * q2), hi16))), true);
+      for (int64_t mt = 0; mt < mTiles; ++mt)
+        for (int64_t h = 0; h < 2; ++h) {
+          int64_t dt = 2 * q2 + h;
+          SmallVector<Value> accIn(acc.begin() + frag(mt, dt, 0, dTiles),
+                                   acc.begin() + frag(mt, dt, 4, dTiles));
+          SmallVector<Value> r =
+              mma(aFrags[mt], {vf[2 * h], vf[2 * h + 1]}, accIn);
+          for (int64_t i = 0; i < 4; ++i)
+            acc[frag(mt, dt, i, dTiles)] = r[i];
+        }
+    }
+  }
+}
+
+/// O = acc / l (0 for a row that saw no key), LSE = m * c + log l (-inf).
+/// O goes through the shared memory Q used, then out with 16-byte stores.
+void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
+                                 ArrayRef<Value> l, IRMapping &map) {
+  int64_t dTiles = d / 8;
+  TileFinalizeOp fin = t.finalize;
+  float scale = fin.getScale().convertToFloat();
+  double cFactor = fin.getSoftcap() ? 1.0 : double(scale);
+  Value row0 = lift(t.updates.front().getRow(), map);
+  // No copy may still be writing (a program with no KV block never waited
+  // for its Q), and every warp must be done reading Q before O overwrites it.
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  gpu::BarrierOp::create(b, loc);
+  Value ninf = cf(-std::numeric_limits<double>::infinity());
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t rowIdx = mt * 2 + h;
+      Value sum = l[rowIdx];
+      sum = fadd(sum, shflXor(sum, 1));
+      sum = fadd(sum, shflXor(sum, 2));
+      Value empty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          sum, cf(0.0));
+      Value inv = sel(empty, cf(0.0), arith::DivFOp::create(b, loc, cf(1.0), sum));
+      Value localRow = add(warpRow(mt), add(g, c(8 * h)));
+      for (int64_t dt = 0; dt < dTiles; ++dt) {
+        Value packed = packPair(fmul(acc[frag(mt, dt, 2 * h, dTiles)], inv),
+                                fmul(acc[frag(mt, dt, 2 * h + 1, dTiles)], inv));
+        Value off = add(swizzled(localRow, c(dt)), mul(tq, c(4)));
+        LLVM::StoreOp::create(b, loc, packed, smemPtr(off), /*alignment=*/4);
+      }
+      if (t.lseView) {
+        Value lseVal = sel(empty, ninf,
+                           fadd(fmul(m[rowIdx], cf(cFactor)),
+                                math::LogOp::create(b, loc, sum)));
+        Value row = add(row0, localRow);
+        Value store = arith::AndIOp::create(
+            b, loc, cmp(arith::CmpIPredicate::eq, tq, c(0)),
+            cmp(arith::CmpIPredicate::slt, row, seqQ));
+        auto ifOp = scf::IfOp::create(b, loc, store, /*withElse=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        Value elem = add(lsePlane, mul(row, lse.strideS));
+        LLVM::StoreOp::create(b, loc, lseVal,
+                              globalPtr(lse.ptr, mul(elem, c(4))), 4);
+      }
+    }
+  gpu::BarrierOp::create(b, loc);
+  // 16-byte chunks of the O block; tail rows are not stored.
+  int64_t chunksPerRow = d / 8, total = bm * chunksPerRow;
+  auto v4i32 = VectorType::get({4}, i32);
+  for (int64_t i = 0; i * threads < total; ++i) {
+    Value id = add(tid, c(i * threads));
+    Value r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
+    Value ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
+    Value row = add(row0, r);
+    Value ok = cmp(arith::CmpIPredicate::slt, row, seqQ);
+    if (total % threads != 0)
+      ok = arith::AndIOp::create(b, loc, ok,
+                                 cmp(arith::CmpIPredicate::ult, id, c(total)));
+    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    Value chunk = LLVM::LoadOp::create(b, loc, v4i32,
+                                       smemPtr(swizzled(r, ch)), 16);
+    Value elem = add(oPlane, add(mul(row, o.strideS), mul(ch, c(8))));
+    LLVM::StoreOp::create(b, loc, chunk, globalPtr(o.ptr, mul(elem, c(2))),
+                          16);
+  }
+}
+
+LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  IRMapping map;
+  // The grid's induction variables are the block ids: x = Q row block,
+  // y = query head, z = batch (flash-tile's scf.parallel order).
+  ValueRange ivs = t.grid.getInductionVars();
+  map.map(ivs[0], gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  map.map(ivs[1], gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  map.map(ivs[2], gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  lane = arith::RemUIOp::create(b, loc, tid, c(32));
+  warp = arith::DivUIOp::create(b, loc, tid, c(32));
+  g = arith::DivUIOp::create(b, loc, lane, c(4));
+  tq = arith::RemUIOp::create(b, loc, lane, c(4));
+
+  // Dynamic shared memory: [Q | K stage 0, 1 | V stage 0, 1], bytes.
+  auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
+  smemPtrType = LLVM::LLVMPointerType::get(ctx, 3);
+  smemBase = LLVM::AddressOfOp::create(b, loc, smemPtrType, "flash_smem");
+  (void)gpuModule;
+
+  q = liftTensor(t.qView.getSource());
+  k = liftTensor(t.kViews.front().getSource());
+  v = liftTensor(t.vViews.front().getSource());
+  o = liftTensor(t.oView.getSource());
+  if (t.lseView)
+    lse = liftTensor(t.lseView.getSource());
+
+  TileUpdateOp first = t.updates.front();
+  seqQ = lift(first.getSeqQ(), map);
+  seqK = lift(first.getSeqK(), map);
+  Value row0 = lift(first.getRow(), map);
+  // (batch, head) planes, from the subviews' offsets.
+  auto planeOf = [&](memref::SubViewOp view, KernelTensor &kt,
+                     IRMapping &mp) -> Value {
+    SmallVector<OpFoldResult> offs = view.getMixedOffsets();
+    auto val = [&](OpFoldResult f) -> Value {
+      if (auto attr = dyn_cast<Attribute>(f))
+        return c(cast<IntegerAttr>(attr).getInt());
+      return lift(cast<Value>(f), mp);
+    };
+    return add(mul(val(offs[0]), kt.strideB), mul(val(offs[1]), kt.strideH));
+  };
+  qPlane = planeOf(t.qView, q, map);
+  oPlane = planeOf(t.oView, o, map);
+  if (t.lseView)
+    lsePlane = planeOf(t.lseView, lse, map);
+
+  // The KV sequence of every loop: trip count, and the block start of
+  // iteration j (cloned from the loop body with the iv mapped to j).
+  int64_t numLoops = t.loops.size();
+  SmallVector<Value> trips;
+  for (scf::ForOp loop : t.loops)
+    trips.push_back(sub(lift(loop.getUpperBound(), map),
+                        lift(loop.getLowerBound(), map)));
+  auto startAt = [&](int64_t li, Value j) -> Value {
+    IRMapping local = map;
+    local.map(t.loops[li].getInductionVar(),
+              add(lift(t.loops[li].getLowerBound(), map), j));
+    return lift(t.updates[li].getCol(), local);
+  };
+  // KV head plane: the K subview's (batch, head) offsets do not depend on
+  // the KV iteration (flash-tile reads the same plane in every loop).
+  {
+    IRMapping local = map;
+    local.map(t.loops[0].getInductionVar(), c(0));
+    kvPlane = planeOf(t.kViews.front(), k, local);
+  }
+  // next[li]: the first block after loop li (the start of the next loop
+  // that has iterations), and whether there is one.
+  SmallVector<std::pair<Value, Value>> nextAfter(numLoops);
+  Value none = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  std::pair<Value, Value> acc = {c(0), none};
+  for (int64_t li = numLoops - 1; li >= 0; --li) {
+    nextAfter[li] = acc;
+    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
+    acc = {sel(has, startAt(li, c(0)), acc.first),
+           arith::OrIOp::create(b, loc, has, acc.second)};
+  }
+
+  // Prologue: Q and the first K/V block in flight.
+  emitTileCopy(q, row0, seqQ, qPlane, c(0), bm);
+  {
+    auto ifOp = scf::IfOp::create(b, loc, acc.second, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    emitKVCopy(acc.first, c(0));
+  }
+  NVVM::CpAsyncCommitGroupOp::create(b, loc);
+
+  // Online-softmax state in registers: acc = 0, m = -inf, l = 0.
+  int64_t dTiles = d / 8;
+  SmallVector<Value> state;
+  for (int64_t i = 0; i < mTiles * dTiles * 4; ++i)
+    state.push_back(cf(0.0));
+  for (int64_t i = 0; i < mTiles * 2; ++i)
+    state.push_back(cf(-std::numeric_limits<double>::infinity()));
+  for (int64_t i = 0; i < mTiles * 2; ++i)
+    state.push_back(cf(0.0));
+  state.push_back(c(0)); // the stage holding the current block
+  int64_t nAcc = mTiles * dTiles * 4, nRows = mTiles * 2;
+
+  for (int64_t li = 0; li < numLoops; ++li) {
+    TileUpdateOp update = t.updates[li];
+    auto loop = scf::ForOp::create(b, loc, c(0), trips[li], c(1), state);
+    loop->setAttr("flash.kv_loop", t.loops[li]->getAttr("flash.kv_loop"));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    SmallVector<Value> args(loop.getRegionIterArgs());
+    Value stage = args.back();
+    Value col0 = startAt(li, j);
+    // This block has landed (and Q, the first time); every warp is done
+    // with the other stage, so the next block may overwrite it.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+    Value jNext = add(j, c(1));
+    Value inLoop = cmp(arith::CmpIPredicate::slt, jNext, trips[li]);
+    Value nextStart = sel(inLoop, startAt(li, jNext), nextAfter[li].first);
+    Value hasNext =
+        arith::OrIOp::create(b, loc, inLoop, nextAfter[li].second);
+    Value otherStage = sub(c(1), stage);
+    {
+      auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      emitKVCopy(nextStart, otherStage);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+
+    SmallVector<Value> accV(args.begin(), args.begin() + nAcc);
+    SmallVector<Value> mV(args.begin() + nAcc, args.begin() + nAcc + nRows);
+    SmallVector<Value> lV(args.begin() + nAcc + nRows,
+                          args.begin() + nAcc + 2 * nRows);
+    SmallVector<Value> s = emitScores(stage);
+    emitSoftcap(s, update);
+    if (update.getMasked())
+      emitMask(s, row0, col0, update);
+    emitOnlineSoftmax(s, accV, mV, lV, update);
+    emitPV(s, accV, stage);
+    SmallVector<Value> yield(accV);
+    yield.append(mV);
+    yield.append(lV);
+    yield.push_back(otherStage);
+    scf::YieldOp::create(b, loc, yield);
+    state.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  b.setInsertionPointAfter(state.back().getDefiningOp());
+  SmallVector<Value> accF(state.begin(), state.begin() + nAcc);
+  SmallVector<Value> mF(state.begin() + nAcc, state.begin() + nAcc + nRows);
+  SmallVector<Value> lF(state.begin() + nAcc + nRows,
+                        state.begin() + nAcc + 2 * nRows);
+  emitEpilogue(accF, mF, lF, map);
+  gpu::ReturnOp::create(b, loc);
+
+  if (llvm::any_of(captured, [](Value v) { return !v; }))
+    return failure();
+  hostArgs.assign(captured.begin(), captured.end());
+  return success();
+}
+
+struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<scf::ParallelOp> grids;
+    module.walk([&](scf::ParallelOp p) {
+      bool isFlash = false;
+      p.getBody()->walk([&](TileFinalizeOp) { isFlash = true; });
+      if (isFlash)
+        grids.push_back(p);
+    });
+    if (grids.empty())
+      return;
+    for (scf::ParallelOp grid : grids)
+      if (failed(lower(module, grid)))
+        return signalPassFailure();
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+  }
+
+  gpu::GPUModuleOp getOrCreateGpuModule(ModuleOp module);
+  LogicalResult lower(ModuleOp module, scf::ParallelOp grid);
+  LogicalResult checkSupported(TiledAttention &t, ConfigAttr &config,
+                               Type &elt, int64_t &headDim);
+};
+
+gpu::GPUModuleOp FlashToGpuPass::getOrCreateGpuModule(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("flash_kernels"))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  MLIRContext *ctx = &getContext();
+  auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                          chip, features);
+  auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "flash_kernels",
+                                            ArrayRef<Attribute>{target});
+  // One dynamic shared-memory buffer, declared `.extern .shared` (MLIR 22's
+  // gpu.dynamic_shared_memory is emitted as a static 1-byte array instead).
+  b.setInsertionPointToStart(gpuModule.getBody());
+  LLVM::GlobalOp::create(b, module.getLoc(),
+                         LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         "flash_smem", Attribute(), /*alignment=*/128,
+                         /*addrSpace=*/3);
+  return gpuModule;
+}
+
+LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
+                                             ConfigAttr &config, Type &elt,
+                                             int64_t &headDim) {
+  auto qType = cast<MemRefType>(t.qView.getSource().getType());
+  auto kType = cast<MemRefType>(t.kViews.front().getSource().getType());
+  auto vType = cast<MemRefType>(t.vViews.front().getSource().getType());
+  auto oType = cast<MemRefType>(t.oView.getSource().getType());
+  elt = qType.getElementType();
+  headDim = qType.getDimSize(3);
+  Operation *anchor = t.grid;
+  if (!elt.isBF16() && !elt.isF16())
+    return anchor->emitOpError("flash-to-gpu: element type ")
+           << elt << " is not supported on the GPU (bf16 or f16)";
+  if (kType.getElementType() != elt || vType.getElementType() != elt ||
+      oType.getElementType() != elt)
+    return anchor->emitOpError(
+        "flash-to-gpu: Q, K, V and O must share one element type");
+  if (vType.getDimSize(3) != headDim)
+    return anchor->emitOpError(
+        "flash-to-gpu: head dim of V different from Q/K is not supported yet");
+  if (!llvm::is_contained({32, 64, 128, 192, 256}, headDim))
+    return anchor->emitOpError("flash-to-gpu: head dim ")
+           << headDim << " is not supported (32, 64, 128, 192, 256)";
+  for (MemRefType type : {qType, kType, vType, oType}) {
+    int64_t offset;
+    SmallVector<int64_t> strides;
+    if (failed(type.getStridesAndOffset(strides, offset)) || strides[3] != 1)
+      return anchor->emitOpError(
+          "flash-to-gpu: the head dim must be contiguous (stride 1)");
+  }
+  // The config is on the tile ops' shapes.
+  auto qTile = cast<RankedTensorType>(t.updates.front().getQuery().getType());
+  auto kTile = cast<RankedTensorType>(t.updates.front().getKey().getType());
+  int64_t bm = qTile.getDimSize(0), bn = kTile.getDimSize(0);
+  // flash-tile records the op's configuration on the grid; the tile
+  // shapes carry the same block sizes.
+  auto planned = t.grid->getAttrOfType<ConfigAttr>("flash.config");
+  if (!planned)
+    return anchor->emitOpError("flash-to-gpu: the grid has no flash.config "
+                               "(run flash-tile from this version)");
+  int64_t warps = planned.getNumWarps();
+  if (planned.getNumStages() != 2)
+    return anchor->emitOpError("flash-to-gpu: only a 2-stage cp.async "
+                               "pipeline is generated (stages = ")
+           << planned.getNumStages() << ")";
+  config = planned;
+  if (bm % (16 * warps) != 0 || bm / (16 * warps) > 2)
+    return anchor->emitOpError("flash-to-gpu: block_m = ")
+           << bm << " needs 16 or 32 rows per warp (warps = " << warps << ")";
+  if (bn % 16 != 0)
+    return anchor->emitOpError("flash-to-gpu: block_n = ")
+           << bn << " must be a multiple of 16";
+  int64_t smem = (bm * headDim + 4 * bn * headDim) * 2;
+  if (smem > smemLimitKB * 1024)
+    return anchor->emitOpError("flash-to-gpu: the tiles need ")
+           << smem << " bytes of shared memory, over the target's "
+           << smemLimitKB << " KiB";
+  return success();
+}
+
+LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
+  FailureOr<TiledAttention> matched = matchGrid(grid);
+  if (failed(matched))
+    return failure();
+  TiledAttention &t = *matched;
+  ConfigAttr config;
+  Type elt;
+  int64_t headDim;
+  if (failed(checkSupported(t, config, elt, headDim)))
+    return failure();
+
+  auto hostFunc = grid->getParentOfType<func::FuncOp>();
+  gpu::GPUModuleOp gpuModule = getOrCreateGpuModule(module);
+  OpBuilder kb = OpBuilder::atBlockEnd(gpuModule.getBody());
+  Location loc = grid.getLoc();
+  std::string name = (hostFunc.getName() + "_kernel").str();
+  int suffix = 0;
+  while (gpuModule.lookupSymbol(name))
+    name = llvm::formatv("{0}_kernel{1}", hostFunc.getName(), ++suffix).str();
+  auto func = gpu::GPUFuncOp::create(kb, loc, name,
+                                     kb.getFunctionType({}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  int64_t threads = 32 * config.getNumWarps();
+  func.setKnownBlockSizeAttr(
+      kb.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+
+  KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
+  SmallVector<Value> hostArgs;
+  if (failed(emitter.emit(hostArgs)))
+    return failure();
+  Block &entry = func.getBody().front();
+  func.setFunctionType(
+      FunctionType::get(&getContext(), entry.getArgumentTypes(), {}));
+
+  // The launch replaces the grid: one program per grid iteration.
+  OpBuilder hb(grid);
+  auto ub = grid.getUpperBound();
+  Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+  Value block = arith::ConstantIndexOp::create(hb, loc, threads);
+  Value smem = arith::ConstantOp::create(
+      hb, loc, hb.getI32IntegerAttr(int32_t(emitter.smemBytes())));
+  gpu::LaunchFuncOp::create(hb, loc, func,
+                            gpu::KernelDim3{ub[0], ub[1], ub[2]},
+                            gpu::KernelDim3{block, one, one}, smem, hostArgs);
+  // The host entry point gets a C interface, and the compiled artifact
+  // describes itself (dtype, head dim, mask, config) for the runtime.
+  hostFunc->setAttr("llvm.emit_c_interface", hb.getUnitAttr());
+  std::string abi;
+  {
+    llvm::raw_string_ostream os(abi);
+    TileUpdateOp u = t.updates.front();
+    int64_t left = -1, right = -1;
+    if (auto w = u.getWindow()) {
+      left = (*w)[0];
+      right = (*w)[1];
+    }
+    double cap = u.getSoftcap() ? u.getSoftcap()->convertToDouble() : 0.0;
+    os << llvm::formatv(
+        "{{\"func\":\"{0}\",\"dtype\":\"{1}\",\"head_dim\":{2},"
+        "\"head_dim_v\":{2},\"causal\":{3},\"window\":[{4},{5}],"
+        "\"softcap\":{6},\"scale\":{7},\"lse\":{8},\"arch\":\"{9}\","
+        "\"block_m\":{10},\"block_n\":{11},\"warps\":{12},\"stages\":2,"
+        "\"smem_bytes\":{13},\"kernel\":\"{14}\"}",
+        hostFunc.getName(), elt.isBF16() ? "bf16" : "f16", headDim,
+        u.getCausal() ? "true" : "false", left, right, cap,
+        u.getScale().convertToDouble(), t.lseView ? "true" : "false", chip,
+        config.getBlockM(), config.getBlockN(), config.getNumWarps(),
+        emitter.smemBytes(), name);
+  }
+  abi.push_back('\0');
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  LLVM::GlobalOp::create(
+      mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), abi.size()),
+      /*isConstant=*/true, LLVM::Linkage::External,
+      (hostFunc.getName() + "_flash_abi").str(), mb.getStringAttr(abi));
+
+  // The grid and everything only it used (the tensor-level tile IR) go.
+  grid.erase();
+  return success();
+}
+
+} // namespace
