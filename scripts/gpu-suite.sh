@@ -34,7 +34,8 @@ out=${2:-${OUT:-$root/bench/results/suite-$(date +%Y%m%d-%H%M%S)}}
 mkdir -p "$out" || { echo "gpu-suite: cannot create $out" >&2; exit 2; }
 out=$(cd "$out" && pwd)
 
-export PYTHONPATH="$root/python${PYTHONPATH:+:$PYTHONPATH}"
+# after any $PYTHONPATH given, so that a binding named there (bench/fake) wins
+export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$root/python"
 if [ -z "${FLASHRT_LIB:-}" ] && [ -f "$art/libflashrt.so" ]; then
   export FLASHRT_LIB="$art/libflashrt.so"
 fi

@@ -114,7 +114,7 @@ func.func @ragged(%q: memref<1x1x?x64xf32>, %k: memref<1x1x?x64xf32>, %v: memref
 // (batch, head), times 2 x 2.
 // CHECK-LABEL: func.func @counts
 // CHECK: scf.parallel
-// CHECK: } {flash.masked_iterations = 28 : i64, flash.unmasked_iterations = 12 : i64}
+// CHECK: } {flash.config = #flash.config<{{.*}}>, flash.masked_iterations = 28 : i64, flash.unmasked_iterations = 12 : i64}
 func.func @counts(%q: memref<2x2x256x64xf32>, %k: memref<2x2x256x64xf32>, %v: memref<2x2x256x64xf32>, %o: memref<2x2x256x64xf32>) {
   flash.attention ins(%q, %k, %v : memref<2x2x256x64xf32>, memref<2x2x256x64xf32>, memref<2x2x256x64xf32>) outs(%o : memref<2x2x256x64xf32>)
       {causal, config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
@@ -126,7 +126,7 @@ func.func @counts(%q: memref<2x2x256x64xf32>, %k: memref<2x2x256x64xf32>, %v: me
 // Non-causal 128 x 100 over 2 batches x 3 heads, BM = BN = 64: per row
 // block one full block and one ragged (masked) one: 2 x 2 x 6 = 12 / 12.
 // CHECK-LABEL: func.func @counts_ragged
-// CHECK: } {flash.masked_iterations = 12 : i64, flash.unmasked_iterations = 12 : i64}
+// CHECK: } {flash.config = #flash.config<{{.*}}>, flash.masked_iterations = 12 : i64, flash.unmasked_iterations = 12 : i64}
 func.func @counts_ragged(%q: memref<2x3x128x64xf32>, %k: memref<2x3x100x64xf32>, %v: memref<2x3x100x64xf32>, %o: memref<2x3x128x64xf32>) {
   flash.attention ins(%q, %k, %v : memref<2x3x128x64xf32>, memref<2x3x100x64xf32>, memref<2x3x100x64xf32>) outs(%o : memref<2x3x128x64xf32>)
       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
