@@ -1,0 +1,129 @@
+/*===- flashrt.h - FlashMLIR runtime C API ------------------------*- C -*-===*\
+|*                                                                            *|
+|* The runtime that runs a FlashMLIR attention artifact (libNAME.so, lowered  *|
+|* by the compiler for NVIDIA GPUs) on a machine with only the CUDA driver:   *|
+|* no MLIR, no CUDA toolkit. libflashrt.so loads libcuda.so.1 at run time,    *|
+|* implements the mgpu* launch ABI that MLIR's GPU host lowering calls (the   *|
+|* artifact leaves those symbols undefined, so libflashrt.so must be in the   *|
+|* global symbol scope before an artifact is opened), and offers this C API:  *|
+|* open an artifact, validate tensors against its ABI record and run it.      *|
+|*                                                                            *|
+|* Every function returns a flashrt_status; on failure flashrt_last_error()   *|
+|* (thread-local) says why. Nothing here aborts, also without a driver.       *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef FLASHRT_H
+#define FLASHRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define FLASHRT_API __attribute__((visibility("default")))
+#else
+#define FLASHRT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum flashrt_status {
+  FLASHRT_OK = 0,
+  FLASHRT_ERR_INVALID_ARGUMENT = 1, /* bad pointer, shape, stride, dtype... */
+  FLASHRT_ERR_NO_DRIVER = 2,        /* libcuda.so.1 missing or unusable */
+  FLASHRT_ERR_NO_DEVICE = 3,        /* driver present, no (such) GPU */
+  FLASHRT_ERR_ARCH = 4,             /* artifact built for another GPU arch */
+  FLASHRT_ERR_LOAD = 5,             /* artifact or its GPU module not loaded */
+  FLASHRT_ERR_LAUNCH = 6,           /* kernel launch or execution failed */
+  FLASHRT_ERR_CUDA = 7              /* any other CUDA driver error */
+} flashrt_status;
+
+/* Element types, for flashrt_tensor.dtype. */
+enum {
+  FLASHRT_DTYPE_UNCHECKED = 0, /* not checked against the artifact */
+  FLASHRT_DTYPE_F16 = 1,
+  FLASHRT_DTYPE_BF16 = 2,
+  FLASHRT_DTYPE_F32 = 3
+};
+
+typedef struct flashrt_kernel flashrt_kernel;
+
+/* A device tensor in logical order: Q/K/V/O are rank 4 [batch, heads, seq,
+ * head_dim], LSE rank 3 [batch, heads_q, seq_q]. Sizes and strides are in
+ * elements (PyTorch's x.size()/x.stride()); a BSHD buffer is passed as the
+ * strided view x.transpose(1, 2). `dtype` (FLASHRT_DTYPE_*) is checked against
+ * the artifact unless 0; it sits in what would be padding, so a zeroed struct
+ * that does not name it keeps the layout and skips the check. */
+typedef struct flashrt_tensor {
+  void *data;
+  int64_t sizes[4];
+  int64_t strides[4];
+  int32_t rank;
+  int32_t dtype;
+} flashrt_tensor;
+
+/* Why the last failing call on this thread failed; "" after a success.
+ * Valid until the next flashrt call on this thread. */
+FLASHRT_API const char *flashrt_last_error(void);
+
+/* Opens `artifact_path` (dlopen RTLD_NOW | RTLD_LOCAL), finds
+ * `_mlir_ciface_<func>` and its ABI record `<func>_flash_abi`, and reports
+ * what the artifact's constructor met while loading its GPU module: no
+ * driver, no device, a GPU of another architecture (FLASHRT_ERR_ARCH, also
+ * checked against the ABI's "arch"), a module the driver rejects. */
+FLASHRT_API int flashrt_open(const char *artifact_path, const char *func,
+                             flashrt_kernel **out);
+
+/* The artifact's ABI record, a JSON object (dtype, head dims, lse, arch,
+ * causal, window, softcap, scale, tile configuration...). */
+FLASHRT_API const char *flashrt_abi(const flashrt_kernel *k);
+
+/* Runs the attention O = softmax(Q K^T * scale) V (and LSE) on `stream` (a
+ * CUstream; NULL is the legacy default stream). Checks first: ranks, sizes
+ * consistent across tensors, Hq % Hkv == 0, head dims, dtype and LSE presence
+ * as the artifact expects, 16-byte aligned data, innermost stride 1, other
+ * strides of Q/K/V/O multiples of 8 elements (16-byte rows), LSE contiguous,
+ * and that the data is device memory of the artifact's GPU covering the view.
+ * An empty problem (batch, heads or query length 0) returns FLASHRT_OK
+ * without a launch. Waits for the kernel unless flashrt_set_async(1). */
+FLASHRT_API int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
+                                  const flashrt_tensor *kk,
+                                  const flashrt_tensor *v,
+                                  const flashrt_tensor *o,
+                                  const flashrt_tensor *lse, void *stream);
+
+/* flashrt_attention timed with CUDA events on `stream`: `warmup` untimed
+ * runs, then `reps` timed ones; *median_ms is the median. */
+FLASHRT_API int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
+                                const flashrt_tensor *kk,
+                                const flashrt_tensor *v,
+                                const flashrt_tensor *o,
+                                const flashrt_tensor *lse, void *stream,
+                                int warmup, int reps, float *median_ms);
+
+/* Unloads the artifact (its destructor unloads the GPU module). NULL is a
+ * no-op. */
+FLASHRT_API void flashrt_close(flashrt_kernel *k);
+
+/* Process-wide. Off (the default): every launch waits for the kernel, so
+ * errors surface in the call that caused them. On: a launch on the caller's
+ * stream returns at once, as PyTorch expects. */
+FLASHRT_API void flashrt_set_async(int on);
+
+/* Small device helpers for tools without PyTorch. They use the current CUDA
+ * context, else the primary context of $FLASHRT_DEVICE (default 0). */
+FLASHRT_API int flashrt_malloc(void **ptr, size_t bytes);
+FLASHRT_API int flashrt_free(void *ptr);
+FLASHRT_API int flashrt_memcpy_htod(void *dst, const void *src, size_t bytes);
+FLASHRT_API int flashrt_memcpy_dtoh(void *dst, const void *src, size_t bytes);
+FLASHRT_API int flashrt_memset(void *dst, unsigned char byte, size_t bytes);
+FLASHRT_API int flashrt_synchronize(void);
+FLASHRT_API int flashrt_device_info(int *cc_major, int *cc_minor, int *num_sms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FLASHRT_H */

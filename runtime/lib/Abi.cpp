@@ -1,0 +1,237 @@
+//===- Abi.cpp - The artifact's ABI record --------------------------------===//
+//
+// The tolerant reader of `<func>_flash_abi` (see Abi.h). It skips strings,
+// arrays and nested objects while looking for a key, so a key name inside a
+// string value or a nested object is never mistaken for a top-level one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Abi.h"
+#include "flashrt.h"
+
+#include <cctype>
+#include <cstdlib>
+
+using namespace flashrt;
+
+namespace {
+
+struct Reader {
+  const std::string &s;
+  size_t i = 0;
+
+  void skipSpace() {
+    while (i < s.size() && std::isspace((unsigned char)s[i]))
+      ++i;
+  }
+  bool consume(char c) {
+    skipSpace();
+    if (i < s.size() && s[i] == c) {
+      ++i;
+      return true;
+    }
+    return false;
+  }
+  /// Parses a string at i (after the opening quote is seen); handles the
+  /// simple escapes, keeps others verbatim.
+  bool string(std::string &out) {
+    if (!consume('"'))
+      return false;
+    out.clear();
+    while (i < s.size() && s[i] != '"') {
+      if (s[i] == '\\' && i + 1 < s.size()) {
+        char e = s[++i];
+        out += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      } else {
+        out += s[i];
+      }
+      ++i;
+    }
+    return i++ < s.size();
+  }
+  /// Skips one value of any kind.
+  bool skipValue() {
+    skipSpace();
+    if (i >= s.size())
+      return false;
+    if (s[i] == '"') {
+      std::string ignored;
+      return string(ignored);
+    }
+    if (s[i] == '{' || s[i] == '[') {
+      int depth = 0;
+      while (i < s.size()) {
+        char c = s[i];
+        if (c == '"') {
+          std::string ignored;
+          if (!string(ignored))
+            return false;
+          continue;
+        }
+        ++i;
+        if (c == '{' || c == '[')
+          ++depth;
+        else if ((c == '}' || c == ']') && --depth == 0)
+          return true;
+      }
+      return false;
+    }
+    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']')
+      ++i;
+    return true;
+  }
+  /// Positions i at the value of top-level `key`.
+  bool findKey(const std::string &key) {
+    i = 0;
+    if (!consume('{'))
+      return false;
+    std::string name;
+    while (string(name)) {
+      if (!consume(':'))
+        return false;
+      skipSpace();
+      if (name == key)
+        return true;
+      if (!skipValue() || !consume(','))
+        return false;
+    }
+    return false;
+  }
+  /// A scalar token (number, true, false, null) at i.
+  std::string token() {
+    skipSpace();
+    size_t start = i;
+    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' &&
+           !std::isspace((unsigned char)s[i]))
+      ++i;
+    return s.substr(start, i - start);
+  }
+};
+
+std::optional<double> toNumber(const std::string &t) {
+  if (t.empty())
+    return std::nullopt;
+  char *end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (*end != '\0')
+    return std::nullopt;
+  return v;
+}
+
+} // namespace
+
+std::optional<std::string> flashrt::abiString(const std::string &json,
+                                              const std::string &key) {
+  Reader r{json};
+  std::string out;
+  if (!r.findKey(key) || !r.string(out))
+    return std::nullopt;
+  return out;
+}
+
+std::optional<double> flashrt::abiNumber(const std::string &json,
+                                         const std::string &key) {
+  Reader r{json};
+  if (!r.findKey(key))
+    return std::nullopt;
+  return toNumber(r.token());
+}
+
+std::optional<bool> flashrt::abiBool(const std::string &json,
+                                     const std::string &key) {
+  Reader r{json};
+  if (!r.findKey(key))
+    return std::nullopt;
+  std::string t = r.token();
+  if (t == "true" || t == "1")
+    return true;
+  if (t == "false" || t == "0")
+    return false;
+  return std::nullopt;
+}
+
+std::optional<std::vector<double>> flashrt::abiNumbers(const std::string &json,
+                                                       const std::string &key) {
+  Reader r{json};
+  if (!r.findKey(key) || !r.consume('['))
+    return std::nullopt;
+  std::vector<double> out;
+  if (r.consume(']'))
+    return out;
+  do {
+    std::optional<double> v = toNumber(r.token());
+    if (!v)
+      return std::nullopt;
+    out.push_back(*v);
+  } while (r.consume(','));
+  if (!r.consume(']'))
+    return std::nullopt;
+  return out;
+}
+
+int flashrt::dtypeBytes(int dtype) {
+  switch (dtype) {
+  case FLASHRT_DTYPE_F16:
+  case FLASHRT_DTYPE_BF16:
+    return 2;
+  case FLASHRT_DTYPE_F32:
+    return 4;
+  default:
+    return 0;
+  }
+}
+
+const char *flashrt::dtypeName(int dtype) {
+  switch (dtype) {
+  case FLASHRT_DTYPE_F16:
+    return "f16";
+  case FLASHRT_DTYPE_BF16:
+    return "bf16";
+  case FLASHRT_DTYPE_F32:
+    return "f32";
+  default:
+    return "unknown";
+  }
+}
+
+std::string flashrt::parseAbi(const std::string &json, Abi &abi) {
+  std::optional<std::string> dtype = abiString(json, "dtype");
+  if (!dtype)
+    return "no \"dtype\"";
+  abi.dtypeName = *dtype;
+  if (*dtype == "bf16")
+    abi.dtype = FLASHRT_DTYPE_BF16;
+  else if (*dtype == "f16")
+    abi.dtype = FLASHRT_DTYPE_F16;
+  else if (*dtype == "f32")
+    abi.dtype = FLASHRT_DTYPE_F32;
+  else
+    return "unknown \"dtype\" '" + *dtype + "' (expected bf16, f16 or f32)";
+
+  std::optional<double> d = abiNumber(json, "head_dim");
+  if (!d || *d < 1 || *d != int64_t(*d))
+    return "no positive integer \"head_dim\"";
+  abi.headDim = int64_t(*d);
+  // Dv defaults to D, as in the op.
+  std::optional<double> dv = abiNumber(json, "head_dim_v");
+  if (dv && (*dv < 1 || *dv != int64_t(*dv)))
+    return "\"head_dim_v\" is not a positive integer";
+  abi.headDimV = dv ? int64_t(*dv) : abi.headDim;
+  abi.lse = abiBool(json, "lse").value_or(false);
+
+  abi.arch = abiString(json, "arch").value_or("");
+  if (!abi.arch.empty()) {
+    // sm_XY or sm_XYZ (sm_100), optional suffix a/f.
+    const std::string &a = abi.arch;
+    size_t n = 3;
+    while (n < a.size() && std::isdigit((unsigned char)a[n]))
+      ++n;
+    if (a.compare(0, 3, "sm_") != 0 || n < 5)
+      return "\"arch\" '" + a + "' is not of the form sm_XY";
+    int number = std::atoi(a.c_str() + 3);
+    abi.archMajor = number / 10;
+    abi.archMinor = number % 10;
+    abi.archSpecific = a.substr(n) == "a";
+  }
+  return "";
+}

@@ -1,0 +1,51 @@
+//===- Abi.h - The artifact's ABI record ------------------------*- C++ -*-===//
+//
+// Each entry point of an artifact comes with `<func>_flash_abi`, a JSON object
+// describing what the kernel expects (element type, head dims, LSE output,
+// GPU architecture) and computes (causal, window, softcap, scale). The
+// runtime needs a handful of fields, so this is a small tolerant reader: it
+// finds top-level keys by name and parses their scalar or small-array values,
+// and ignores everything else rather than pulling in a JSON library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASHRT_ABI_H
+#define FLASHRT_ABI_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flashrt {
+
+/// Finds the value of top-level `key` in the JSON object `json`.
+std::optional<std::string> abiString(const std::string &json,
+                                     const std::string &key);
+std::optional<double> abiNumber(const std::string &json,
+                                const std::string &key);
+std::optional<bool> abiBool(const std::string &json, const std::string &key);
+std::optional<std::vector<double>> abiNumbers(const std::string &json,
+                                              const std::string &key);
+
+/// The fields the runtime checks tensors against.
+struct Abi {
+  int dtype = 0; // FLASHRT_DTYPE_*
+  std::string dtypeName;
+  int64_t headDim = 0, headDimV = 0;
+  bool lse = false;
+  std::string arch; // "sm_90", "sm_90a", "" if absent.
+  int archMajor = 0, archMinor = 0;
+  bool archSpecific = false; // "sm_90a": runs on exactly that arch.
+};
+
+/// Parses the fields of Abi; returns "" or what is missing or malformed.
+std::string parseAbi(const std::string &json, Abi &abi);
+
+/// Element size in bytes of a FLASHRT_DTYPE_*, 0 if unknown.
+int dtypeBytes(int dtype);
+const char *dtypeName(int dtype);
+
+} // namespace flashrt
+
+#endif // FLASHRT_ABI_H

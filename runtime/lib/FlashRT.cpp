@@ -1,0 +1,647 @@
+//===- FlashRT.cpp - The flashrt C API ------------------------------------===//
+//
+// Opens artifacts, checks tensors against an artifact's ABI record before
+// anything reaches the GPU (a bad stride or a host pointer must be an error
+// message, not a fault in a kernel), builds the MLIR memref descriptors of
+// the entry's C interface and calls it with the caller's stream installed
+// for the mgpu* functions (Runtime.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "flashrt.h"
+
+#include "Abi.h"
+#include "CudaDriver.h"
+#include "Runtime.h"
+#include "Status.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <memory>
+#include <vector>
+
+using namespace flashrt;
+
+namespace {
+
+/// MLIR's ranked memref descriptors, as `_mlir_ciface_` functions take them.
+struct MemRef4 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+};
+struct MemRef3 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+};
+using Entry4 = void (*)(MemRef4 *, MemRef4 *, MemRef4 *, MemRef4 *);
+using Entry5 = void (*)(MemRef4 *, MemRef4 *, MemRef4 *, MemRef4 *, MemRef3 *);
+
+/// cp.async moves 16-byte chunks: rows must start on 16-byte boundaries.
+constexpr int64_t kAlignBytes = 16;
+
+std::string hex(const void *p) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%p", p);
+  return buf;
+}
+
+bool archCompatible(const Abi &abi, int major, int minor, bool jit) {
+  if (abi.arch.empty())
+    return true;
+  if (abi.archSpecific) // sm_90a code runs on 9.0 only.
+    return major == abi.archMajor && minor == abi.archMinor;
+  if (jit) // PTX is JIT-compiled for any newer GPU.
+    return major > abi.archMajor ||
+           (major == abi.archMajor && minor >= abi.archMinor);
+  // A cubin runs on its major version, same or higher minor.
+  return major == abi.archMajor && minor >= abi.archMinor;
+}
+
+/// A tensor argument and what it must be.
+struct Arg {
+  const char *name;
+  const flashrt_tensor *t;
+  int rank;
+  int elemBytes;
+};
+
+/// Byte extent [0, bytes) of a non-empty strided view, or -1 on overflow.
+int64_t viewBytes(const flashrt_tensor &t, int elemBytes) {
+  int64_t last = 0;
+  for (int i = 0; i < t.rank; ++i) {
+    int64_t step;
+    if (__builtin_mul_overflow(t.sizes[i] - 1, t.strides[i], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      return -1;
+  }
+  int64_t bytes;
+  if (__builtin_add_overflow(last, 1, &last) ||
+      __builtin_mul_overflow(last, int64_t(elemBytes), &bytes))
+    return -1;
+  return bytes;
+}
+
+bool isEmpty(const flashrt_tensor &t) {
+  for (int i = 0; i < t.rank; ++i)
+    if (t.sizes[i] == 0)
+      return true;
+  return false;
+}
+
+int invalid(const std::string &message) {
+  return recordError(FLASHRT_ERR_INVALID_ARGUMENT, message);
+}
+
+/// Checks the arguments against each other and the ABI, without the driver.
+/// Sets `empty` when there is nothing to compute.
+int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
+              bool &empty);
+
+/// Checks that the non-empty tensors are device memory of the current
+/// context's device, covering their views.
+int checkDeviceMemory(Arg *args, int nargs);
+
+} // namespace
+
+struct flashrt_kernel {
+  void *handle = nullptr;
+  void *entry = nullptr;
+  std::string path, func, abiJson;
+  Abi abi;
+};
+
+namespace {
+
+int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
+              bool &empty) {
+  for (int i = 0; i < nargs; ++i) {
+    const Arg &a = args[i];
+    if (!a.t)
+      return invalid(std::string(a.name) + " is NULL");
+    const flashrt_tensor &t = *a.t;
+    if (t.rank != a.rank)
+      return invalid(std::string(a.name) + " has rank " +
+                     std::to_string(t.rank) + ", expected " +
+                     std::to_string(a.rank));
+    for (int d = 0; d < t.rank; ++d) {
+      if (t.sizes[d] < 0)
+        return invalid(std::string(a.name) + " has a negative size (dim " +
+                       std::to_string(d) + ")");
+      if (t.strides[d] < 0)
+        return invalid(std::string(a.name) + " has a negative stride (dim " +
+                       std::to_string(d) + ")");
+    }
+    int want = a.elemBytes == 4 ? FLASHRT_DTYPE_F32 : abi.dtype;
+    if (t.dtype != FLASHRT_DTYPE_UNCHECKED && t.dtype != want)
+      return invalid(std::string(a.name) + " is " + dtypeName(t.dtype) +
+                     " but " + k->func + " takes " + dtypeName(want));
+  }
+
+  // Q [B,Hq,Sq,D], K [B,Hkv,Sk,D], V [B,Hkv,Sk,Dv], O [B,Hq,Sq,Dv], LSE
+  // [B,Hq,Sq]: every size is named by Q, K or V.
+  const flashrt_tensor &q = *args[0].t, &kk = *args[1].t;
+  int64_t b = q.sizes[0], hq = q.sizes[1], sq = q.sizes[2];
+  int64_t hkv = kk.sizes[1], sk = kk.sizes[2];
+  struct Expect {
+    int arg, dim;
+    int64_t value;
+    const char *what;
+  } expects[] = {
+      {0, 3, abi.headDim, "head dim (the artifact's D)"},
+      {1, 0, b, "batch (Q's)"},
+      {1, 3, abi.headDim, "head dim (the artifact's D)"},
+      {2, 0, b, "batch (Q's)"},
+      {2, 1, hkv, "KV heads (K's)"},
+      {2, 2, sk, "KV length (K's)"},
+      {2, 3, abi.headDimV, "head dim (the artifact's Dv)"},
+      {3, 0, b, "batch (Q's)"},
+      {3, 1, hq, "heads (Q's)"},
+      {3, 2, sq, "query length (Q's)"},
+      {3, 3, abi.headDimV, "head dim (the artifact's Dv)"},
+      {4, 0, b, "batch (Q's)"},
+      {4, 1, hq, "heads (Q's)"},
+      {4, 2, sq, "query length (Q's)"},
+  };
+  for (const Expect &e : expects) {
+    if (e.arg >= nargs)
+      continue;
+    const Arg &a = args[e.arg];
+    if (a.t->sizes[e.dim] != e.value)
+      return invalid(std::string(a.name) + " has " +
+                     std::to_string(a.t->sizes[e.dim]) + " in dim " +
+                     std::to_string(e.dim) + ", expected " +
+                     std::to_string(e.value) + " = " + e.what);
+  }
+
+  empty = b == 0 || hq == 0 || sq == 0;
+  if (empty)
+    return FLASHRT_OK;
+  if (hkv == 0 || hq % hkv != 0)
+    return invalid("Q heads (" + std::to_string(hq) +
+                   ") must be a multiple of K/V heads (" + std::to_string(hkv) +
+                   ")");
+
+  for (int i = 0; i < nargs; ++i) {
+    const Arg &a = args[i];
+    const flashrt_tensor &t = *a.t;
+    if (isEmpty(t))
+      continue; // K/V with Sk = 0: never read.
+    std::string name = a.name;
+    if (!t.data)
+      return invalid(name + " has no data (NULL)");
+    if (reinterpret_cast<uintptr_t>(t.data) % kAlignBytes != 0)
+      return invalid(name + " data " + hex(t.data) + " is not " +
+                     std::to_string(kAlignBytes) + "-byte aligned");
+    if (viewBytes(t, a.elemBytes) < 0)
+      return invalid(name + " sizes and strides overflow 64 bits");
+    // A dim of size 1 is never stepped over, so its stride does not matter
+    // (PyTorch leaves arbitrary ones there).
+    if (t.sizes[t.rank - 1] > 1 && t.strides[t.rank - 1] != 1)
+      return invalid(name + " must have innermost stride 1, not " +
+                     std::to_string(t.strides[t.rank - 1]));
+    if (a.rank == 3) {
+      // The kernel writes LSE rows densely.
+      int64_t expected = 1;
+      for (int d = 2; d >= 0; --d) {
+        if (t.sizes[d] > 1 && t.strides[d] != expected)
+          return invalid(name +
+                         " must be contiguous [B, Hq, Sq]: stride of "
+                         "dim " +
+                         std::to_string(d) + " is " +
+                         std::to_string(t.strides[d]) + ", expected " +
+                         std::to_string(expected));
+        expected *= t.sizes[d];
+      }
+      continue;
+    }
+    int64_t rowElems = kAlignBytes / a.elemBytes;
+    for (int d = 0; d < 3; ++d)
+      if (t.sizes[d] > 1 && t.strides[d] % rowElems != 0)
+        return invalid(name + " stride of dim " + std::to_string(d) + " is " +
+                       std::to_string(t.strides[d]) +
+                       " elements, not a multiple of " +
+                       std::to_string(rowElems) + " (rows must be " +
+                       std::to_string(kAlignBytes) + "-byte aligned)");
+  }
+  return FLASHRT_OK;
+}
+
+int checkDeviceMemory(Arg *args, int nargs) {
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  CUdevice device;
+  if (!checkCuda(d->cuCtxGetDevice(&device), FLASHRT_ERR_CUDA,
+                 "cuCtxGetDevice"))
+    return pendingError();
+  for (int i = 0; i < nargs; ++i) {
+    const Arg &a = args[i];
+    const flashrt_tensor &t = *a.t;
+    if (isEmpty(t))
+      continue;
+    std::string name = a.name;
+    // cuPointerGetAttributes, unlike the singular form, answers zeros
+    // instead of an error for memory CUDA does not know. Zeroed 8-byte
+    // slots hold each answer whatever its width (bool, int, pointer).
+    int attrs[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    uint64_t values[5] = {0, 0, 0, 0, 0};
+    void *slots[5] = {&values[0], &values[1], &values[2], &values[3],
+                      &values[4]};
+    auto ptr = reinterpret_cast<CUdeviceptr>(t.data);
+    if (!checkCuda(d->cuPointerGetAttributes(5, attrs, slots, ptr),
+                   FLASHRT_ERR_CUDA, "cuPointerGetAttributes(" + name + ")"))
+      return pendingError();
+    auto memType = unsigned(values[0]);
+    bool managed = values[1] != 0;
+    auto ordinal = int(uint32_t(values[2]));
+    if (memType == 0)
+      return invalid(name + " (" + hex(t.data) +
+                     ") is not CUDA memory: a host pointer? Pass tensors on "
+                     "the GPU");
+    if (memType == CU_MEMORYTYPE_HOST && !managed)
+      return invalid(name + " (" + hex(t.data) +
+                     ") is page-locked host memory, not device memory");
+    if (!managed && ordinal != device)
+      return invalid(name + " is on device " + std::to_string(ordinal) +
+                     " but the kernel runs on device " +
+                     std::to_string(device));
+    uint64_t start = values[3], size = values[4];
+    int64_t bytes = viewBytes(t, a.elemBytes);
+    if (size != 0 && (ptr < start || ptr - start + uint64_t(bytes) > size))
+      return invalid(name + "'s view (" + std::to_string(bytes) +
+                     " bytes from " + hex(t.data) +
+                     ") is not inside its allocation (" + std::to_string(size) +
+                     " bytes from " + hex(reinterpret_cast<void *>(start)) +
+                     ")");
+  }
+  return FLASHRT_OK;
+}
+
+MemRef4 descriptor4(const flashrt_tensor &t) {
+  MemRef4 m;
+  m.allocated = m.aligned = t.data;
+  m.offset = 0;
+  std::copy(t.sizes, t.sizes + 4, m.sizes);
+  std::copy(t.strides, t.strides + 4, m.strides);
+  return m;
+}
+
+MemRef3 descriptor3(const flashrt_tensor &t) {
+  MemRef3 m;
+  m.allocated = m.aligned = t.data;
+  m.offset = 0;
+  std::copy(t.sizes, t.sizes + 3, m.sizes);
+  std::copy(t.strides, t.strides + 3, m.strides);
+  return m;
+}
+
+/// A validated call, ready to run as often as needed.
+struct Call {
+  flashrt_kernel *k;
+  MemRef4 q, kk, v, o;
+  MemRef3 lse;
+  bool empty = false;
+
+  /// Runs the entry; returns the first error its mgpu* calls recorded.
+  int run() {
+    clearError();
+    if (k->abi.lse)
+      reinterpret_cast<Entry5>(k->entry)(&q, &kk, &v, &o, &lse);
+    else
+      reinterpret_cast<Entry4>(k->entry)(&q, &kk, &v, &o);
+    return pendingError();
+  }
+};
+
+int prepare(flashrt_kernel *k, const flashrt_tensor *q,
+            const flashrt_tensor *kk, const flashrt_tensor *v,
+            const flashrt_tensor *o, const flashrt_tensor *lse, Call &call) {
+  if (!k)
+    return invalid("the kernel is NULL (flashrt_open failed?)");
+  const Abi &abi = k->abi;
+  int elem = dtypeBytes(abi.dtype);
+  Arg args[5] = {{"Q", q, 4, elem},
+                 {"K", kk, 4, elem},
+                 {"V", v, 4, elem},
+                 {"O", o, 4, elem},
+                 {"LSE", lse, 3, 4}};
+  if (abi.lse && !lse)
+    return invalid(k->func + " writes LSE: pass an LSE tensor (f32 [B, Hq, "
+                             "Sq])");
+  if (!abi.lse && lse)
+    return invalid(k->func + " has no LSE output: pass NULL for LSE");
+  int nargs = abi.lse ? 5 : 4;
+  if (int rc = checkArgs(k, abi, args, nargs, call.empty))
+    return rc;
+  if (call.empty)
+    return FLASHRT_OK;
+  if (int rc = checkDeviceMemory(args, nargs))
+    return rc;
+  call.k = k;
+  call.q = descriptor4(*q);
+  call.kk = descriptor4(*kk);
+  call.v = descriptor4(*v);
+  call.o = descriptor4(*o);
+  if (lse)
+    call.lse = descriptor3(*lse);
+  return FLASHRT_OK;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Artifacts
+//===----------------------------------------------------------------------===//
+
+extern "C" int flashrt_open(const char *artifact_path, const char *func,
+                            flashrt_kernel **out) {
+  ApiScope scope;
+  clearError();
+  if (!out)
+    return invalid("flashrt_open: out is NULL");
+  *out = nullptr;
+  if (!artifact_path || !*artifact_path)
+    return invalid("flashrt_open: no artifact path");
+  if (!func || !*func)
+    return invalid("flashrt_open: no function name");
+  std::string path = artifact_path;
+
+  // The artifact's constructor loads its GPU module during dlopen.
+  resetModuleLoads();
+  void *handle = dlopen(artifact_path, RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    std::string message =
+        "cannot load artifact '" + path + "': " + (why ? why : "unknown error");
+    if (message.find("undefined symbol: mgpu") != std::string::npos)
+      message += " (libflashrt.so must be loaded with RTLD_GLOBAL before "
+                 "the artifact)";
+    return recordError(FLASHRT_ERR_LOAD, message);
+  }
+  ModuleLoads loads = moduleLoads();
+  // By value: `message` may be the error state that clearError() empties.
+  auto fail = [&](int code, std::string message) {
+    dlclose(handle);
+    clearError();
+    return recordError(code, std::move(message));
+  };
+
+  std::string entryName = "_mlir_ciface_" + std::string(func);
+  void *entry = dlsym(handle, entryName.c_str());
+  if (!entry)
+    return fail(FLASHRT_ERR_LOAD, "'" + path + "' has no " + entryName +
+                                      ": no function '" + func +
+                                      "' was compiled into it");
+  std::string abiName = std::string(func) + "_flash_abi";
+  auto *abiText = static_cast<const char *>(dlsym(handle, abiName.c_str()));
+  if (!abiText)
+    return fail(FLASHRT_ERR_LOAD, "'" + path + "' has no ABI record " +
+                                      abiName + " (not a FlashMLIR artifact?)");
+  auto kernel = std::make_unique<flashrt_kernel>();
+  kernel->abiJson = abiText;
+  std::string why = parseAbi(kernel->abiJson, kernel->abi);
+  if (!why.empty())
+    return fail(FLASHRT_ERR_LOAD,
+                "'" + path + "': malformed " + abiName + ": " + why);
+  const Abi &abi = kernel->abi;
+
+  // Device checks only when the artifact has GPU code (its constructor
+  // loaded a module): then the GPU must exist and match its architecture.
+  if (loads.count > 0) {
+    if (loads.failures > 0 && (loads.status == FLASHRT_ERR_NO_DRIVER ||
+                               loads.status == FLASHRT_ERR_NO_DEVICE))
+      return fail(loads.status, loads.message);
+    clearError();
+    DeviceInfo dev;
+    if (!getCurrentDeviceInfo(dev))
+      return fail(pendingError(), errorMessage());
+    if (!archCompatible(abi, dev.ccMajor, dev.ccMinor, loads.jit))
+      return fail(FLASHRT_ERR_ARCH,
+                  "'" + path + "' was compiled for " + abi.arch +
+                      " but device " + std::to_string(dev.device) + " is sm_" +
+                      std::to_string(dev.ccMajor * 10 + dev.ccMinor) +
+                      " (compute capability " + std::to_string(dev.ccMajor) +
+                      "." + std::to_string(dev.ccMinor) + ")");
+    if (loads.failures > 0)
+      return fail(loads.status, "'" + path + "': " + loads.message);
+  }
+
+  kernel->handle = handle;
+  kernel->entry = entry;
+  kernel->path = path;
+  kernel->func = func;
+  *out = kernel.release();
+  return clearError();
+}
+
+extern "C" const char *flashrt_abi(const flashrt_kernel *k) {
+  return k ? k->abiJson.c_str() : "";
+}
+
+extern "C" void flashrt_close(flashrt_kernel *k) {
+  if (!k)
+    return;
+  ApiScope scope;
+  // The artifact's destructor unloads its module (when this was the last
+  // reference to the library).
+  dlclose(k->handle);
+  delete k;
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+extern "C" int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
+                                 const flashrt_tensor *kk,
+                                 const flashrt_tensor *v,
+                                 const flashrt_tensor *o,
+                                 const flashrt_tensor *lse, void *stream) {
+  ApiScope scope;
+  clearError();
+  Call call;
+  if (int rc = prepare(k, q, kk, v, o, lse, call))
+    return rc;
+  if (call.empty)
+    return FLASHRT_OK;
+  CallerStreamScope streamScope(static_cast<CUstream>(stream), !asyncMode());
+  return call.run();
+}
+
+extern "C" int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
+                               const flashrt_tensor *kk,
+                               const flashrt_tensor *v, const flashrt_tensor *o,
+                               const flashrt_tensor *lse, void *stream,
+                               int warmup, int reps, float *median_ms) {
+  ApiScope scope;
+  clearError();
+  if (!median_ms)
+    return invalid("flashrt_time_ms: median_ms is NULL");
+  if (warmup < 0 || reps < 1)
+    return invalid("flashrt_time_ms: need warmup >= 0 and reps >= 1");
+  *median_ms = 0.0f;
+  Call call;
+  if (int rc = prepare(k, q, kk, v, o, lse, call))
+    return rc;
+  if (call.empty)
+    return FLASHRT_OK;
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+
+  auto s = static_cast<CUstream>(stream);
+  std::vector<CUevent> events(2 * size_t(reps), nullptr);
+  auto destroyEvents = [&] {
+    for (CUevent e : events)
+      if (e)
+        d->cuEventDestroy(e);
+  };
+  for (CUevent &e : events)
+    if (!checkCuda(d->cuEventCreate(&e, CU_EVENT_DEFAULT), FLASHRT_ERR_CUDA,
+                   "cuEventCreate")) {
+      destroyEvents();
+      return pendingError();
+    }
+
+  int rc = FLASHRT_OK;
+  {
+    // Back-to-back launches: waiting after each would time the host too.
+    CallerStreamScope streamScope(s, /*wait=*/false);
+    for (int i = 0; i < warmup && rc == FLASHRT_OK; ++i)
+      rc = call.run();
+    for (int i = 0; i < reps && rc == FLASHRT_OK; ++i) {
+      d->cuEventRecord(events[2 * i], s);
+      rc = call.run();
+      d->cuEventRecord(events[2 * i + 1], s);
+    }
+  }
+  if (rc == FLASHRT_OK) {
+    CUresult result = d->cuEventSynchronize(events.back());
+    if (result != CUDA_SUCCESS)
+      rc = recordError(FLASHRT_ERR_LAUNCH,
+                       "the timed kernels failed while running: " +
+                           cudaErrorText(result));
+  }
+  std::vector<float> times(reps);
+  for (int i = 0; i < reps && rc == FLASHRT_OK; ++i)
+    if (!checkCuda(
+            d->cuEventElapsedTime(&times[i], events[2 * i], events[2 * i + 1]),
+            FLASHRT_ERR_CUDA, "cuEventElapsedTime"))
+      rc = pendingError();
+  destroyEvents();
+  if (rc != FLASHRT_OK)
+    return rc;
+  std::sort(times.begin(), times.end());
+  *median_ms = reps % 2 ? times[reps / 2]
+                        : 0.5f * (times[reps / 2 - 1] + times[reps / 2]);
+  return FLASHRT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Device helpers
+//===----------------------------------------------------------------------===//
+
+extern "C" int flashrt_malloc(void **ptr, size_t bytes) {
+  ApiScope scope;
+  clearError();
+  if (!ptr)
+    return invalid("flashrt_malloc: ptr is NULL");
+  *ptr = nullptr;
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  CUdeviceptr p = 0;
+  if (!checkCuda(d->cuMemAlloc(&p, bytes ? bytes : 1), FLASHRT_ERR_CUDA,
+                 "allocating " + std::to_string(bytes) + " bytes on the GPU"))
+    return pendingError();
+  *ptr = reinterpret_cast<void *>(p);
+  return FLASHRT_OK;
+}
+
+extern "C" int flashrt_free(void *ptr) {
+  ApiScope scope;
+  clearError();
+  if (!ptr)
+    return FLASHRT_OK;
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  checkCuda(d->cuMemFree(reinterpret_cast<CUdeviceptr>(ptr)), FLASHRT_ERR_CUDA,
+            "cuMemFree");
+  return pendingError();
+}
+
+extern "C" int flashrt_memcpy_htod(void *dst, const void *src, size_t bytes) {
+  ApiScope scope;
+  clearError();
+  if (bytes && (!dst || !src))
+    return invalid("flashrt_memcpy_htod: NULL pointer");
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  if (bytes)
+    checkCuda(d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, bytes),
+              FLASHRT_ERR_CUDA, "cuMemcpyHtoD");
+  return pendingError();
+}
+
+extern "C" int flashrt_memcpy_dtoh(void *dst, const void *src, size_t bytes) {
+  ApiScope scope;
+  clearError();
+  if (bytes && (!dst || !src))
+    return invalid("flashrt_memcpy_dtoh: NULL pointer");
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  if (bytes)
+    checkCuda(d->cuMemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), bytes),
+              FLASHRT_ERR_CUDA, "cuMemcpyDtoH");
+  return pendingError();
+}
+
+extern "C" int flashrt_memset(void *dst, unsigned char byte, size_t bytes) {
+  ApiScope scope;
+  clearError();
+  if (bytes && !dst)
+    return invalid("flashrt_memset: NULL pointer");
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  if (bytes)
+    checkCuda(d->cuMemsetD8(reinterpret_cast<CUdeviceptr>(dst), byte, bytes),
+              FLASHRT_ERR_CUDA, "cuMemsetD8");
+  return pendingError();
+}
+
+extern "C" int flashrt_synchronize(void) {
+  ApiScope scope;
+  clearError();
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  CUresult result = d->cuCtxSynchronize();
+  if (result != CUDA_SUCCESS)
+    recordError(FLASHRT_ERR_LAUNCH,
+                "a kernel failed while running: " + cudaErrorText(result));
+  return pendingError();
+}
+
+extern "C" int flashrt_device_info(int *cc_major, int *cc_minor, int *num_sms) {
+  ApiScope scope;
+  clearError();
+  DeviceInfo info;
+  if (!getCurrentDeviceInfo(info))
+    return pendingError();
+  if (cc_major)
+    *cc_major = info.ccMajor;
+  if (cc_minor)
+    *cc_minor = info.ccMinor;
+  if (num_sms)
+    *num_sms = info.numSms;
+  return FLASHRT_OK;
+}

@@ -1,0 +1,213 @@
+/*===- FakeArtifact.c - A stand-in for a compiled attention artifact ------===*\
+|*                                                                            *|
+|* Has the shape of what the compiler emits for a GPU (see flashrt.h): a      *|
+|* priority-123 constructor loading a GPU image through mgpuModuleLoad, a     *|
+|* destructor unloading it, `_mlir_ciface_<func>` entries taking memref       *|
+|* descriptors that get their kernel, create a stream, launch, synchronise    *|
+|* and destroy the stream, and `<func>_flash_abi` records. The mgpu* symbols  *|
+|* stay undefined, resolved from libflashrt.so at dlopen, as in the real one. *|
+|*                                                                            *|
+|* The "kernel" is computed here on the host, on the descriptors' memory,     *|
+|* which under the fake driver (FakeCuda.cpp) is host memory: so flash-run    *|
+|* can be tested end to end without a GPU. Built twice: with the GPU module,  *|
+|* and with -DFAKE_NO_GPU_MODULE (no constructor), which opens without any    *|
+|* driver and lets the tests reach the argument checks.                       *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef struct {
+  void *allocated, *aligned;
+  int64_t offset, sizes[4], strides[4];
+} MemRef4;
+typedef struct {
+  void *allocated, *aligned;
+  int64_t offset, sizes[3], strides[3];
+} MemRef3;
+
+void *mgpuModuleLoad(const void *data, int64_t size);
+void mgpuModuleUnload(void *module);
+void *mgpuModuleGetFunction(void *module, const char *name);
+void *mgpuStreamCreate(void);
+void mgpuLaunchKernel(void *f, int64_t gx, int64_t gy, int64_t gz, int64_t bx,
+                      int64_t by, int64_t bz, int32_t smem, void *stream,
+                      void **params, void **extra, int64_t paramsCount);
+void mgpuStreamSynchronize(void *stream);
+void mgpuStreamDestroy(void *stream);
+
+/* Knobs and observations for the tests (looked up with dlsym). */
+int fake_calls;
+int32_t fake_smem_bytes;
+const char *fake_kernel_name = "fake_kernel";
+MemRef4 fake_last_q, fake_last_o;
+
+const char fake_flash_abi[] =
+    "{\"func\":\"fake\",\"dtype\":\"bf16\",\"head_dim\":64,"
+    "\"head_dim_v\":64,\"causal\":true,\"window\":[-1,-1],\"softcap\":0.0,"
+    "\"scale\":0.125,\"lse\":true,\"arch\":\"sm_90\",\"block_m\":128,"
+    "\"block_n\":64,\"warps\":4,\"stages\":2,\"smem_bytes\":49152}";
+const char fake_f16_flash_abi[] =
+    "{\"func\":\"fake_f16\",\"dtype\":\"f16\",\"head_dim\":32,"
+    "\"head_dim_v\":64,\"causal\":false,\"window\":[16, 4],"
+    "\"softcap\":30.0,\"scale\":0.2,\"lse\":false,\"arch\":\"sm_90\"}";
+
+static void *module;
+
+#ifndef FAKE_NO_GPU_MODULE
+static const char image[] = "FAKECUBIN";
+
+__attribute__((constructor(123))) static void fake_load(void) {
+  module = mgpuModuleLoad(image, sizeof(image));
+}
+__attribute__((destructor(123))) static void fake_unload(void) {
+  mgpuModuleUnload(module);
+}
+#endif
+
+static float bf16ToFloat(uint16_t h) {
+  uint32_t x = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+static uint16_t floatToBf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return 0x7fc0;
+  return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+static float f16ToFloat(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  float v = e == 0    ? ldexpf((float)m, -24)
+            : e == 31 ? (m ? NAN : INFINITY)
+                      : ldexpf((float)(m | 0x400), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+static uint16_t floatToF16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, ax = x & 0x7fffffff;
+  if (ax >= 0x7f800000)
+    return (uint16_t)(sign | (ax > 0x7f800000 ? 0x7e00 : 0x7c00));
+  if (ax >= 0x477ff000) /* >= 65520 rounds to infinity */
+    return (uint16_t)(sign | 0x7c00);
+  if (ax < 0x38800000) { /* below 2^-14: subnormal, units of 2^-24 */
+    float v;
+    memcpy(&v, &ax, 4);
+    return (uint16_t)(sign | (uint32_t)nearbyintf(v * 16777216.0f));
+  }
+  uint32_t h = (((ax >> 23) - 112) << 10) | ((ax & 0x7fffff) >> 13);
+  uint32_t rest = ax & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h;
+  return (uint16_t)(sign | h);
+}
+
+typedef struct {
+  int f16, causal;
+  int64_t left, right;
+  float softcap, scale;
+} Semantics;
+
+static float load(const MemRef4 *m, int f16, int64_t b, int64_t h, int64_t s,
+                  int64_t d) {
+  const uint16_t *p = (const uint16_t *)m->aligned + m->offset;
+  uint16_t x = p[b * m->strides[0] + h * m->strides[1] + s * m->strides[2] +
+                 d * m->strides[3]];
+  return f16 ? f16ToFloat(x) : bf16ToFloat(x);
+}
+
+/* Attention in float, as the op defines it (causal and windows aligned to
+ * the bottom-right corner; a row that sees no key gives O = 0, LSE = -inf).
+ */
+static void compute(const Semantics *sem, MemRef4 *q, MemRef4 *k, MemRef4 *v,
+                    MemRef4 *o, MemRef3 *lse) {
+  int64_t B = q->sizes[0], Hq = q->sizes[1], Sq = q->sizes[2];
+  int64_t D = q->sizes[3], Hkv = k->sizes[1], Sk = k->sizes[2];
+  int64_t Dv = v->sizes[3], offset = Sk - Sq;
+  float p[4096], acc[256];
+  if (Sk > 4096 || Dv > 256)
+    return; /* Leaves O poisoned: the test sees a failure. */
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h)
+      for (int64_t i = 0; i < Sq; ++i) {
+        int64_t hk = h / (Hq / Hkv);
+        float m = -INFINITY, l = 0;
+        for (int64_t j = 0; j < Sk; ++j) {
+          int visible = (!sem->causal || j <= i + offset) &&
+                        (sem->left < 0 || j >= i + offset - sem->left) &&
+                        (sem->right < 0 || j <= i + offset + sem->right);
+          float s = -INFINITY;
+          if (visible) {
+            s = 0;
+            for (int64_t d = 0; d < D; ++d)
+              s += load(q, sem->f16, b, h, i, d) *
+                   load(k, sem->f16, b, hk, j, d);
+            s *= sem->scale;
+            if (sem->softcap > 0)
+              s = sem->softcap * tanhf(s / sem->softcap);
+          }
+          p[j] = s;
+          m = fmaxf(m, s);
+        }
+        for (int64_t d = 0; d < Dv; ++d)
+          acc[d] = 0;
+        if (m != -INFINITY)
+          for (int64_t j = 0; j < Sk; ++j) {
+            float e = expf(p[j] - m);
+            l += e;
+            for (int64_t d = 0; d < Dv; ++d)
+              acc[d] += e * load(v, sem->f16, b, hk, j, d);
+          }
+        uint16_t *out = (uint16_t *)o->aligned + o->offset;
+        for (int64_t d = 0; d < Dv; ++d) {
+          float x = l > 0 ? acc[d] / l : 0.0f;
+          out[b * o->strides[0] + h * o->strides[1] + i * o->strides[2] +
+              d * o->strides[3]] = sem->f16 ? floatToF16(x) : floatToBf16(x);
+        }
+        if (lse) {
+          float *out = (float *)lse->aligned + lse->offset;
+          out[b * lse->strides[0] + h * lse->strides[1] + i * lse->strides[2]] =
+              l > 0 ? m + logf(l) : -INFINITY;
+        }
+      }
+}
+
+/* What the host code of a lowered gpu.launch_func does. */
+static void launch(MemRef4 *q, MemRef4 *o) {
+  void *f = mgpuModuleGetFunction(module, fake_kernel_name);
+  void *stream = mgpuStreamCreate();
+  void *params[] = {&q->aligned, &o->aligned};
+  mgpuLaunchKernel(f, (q->sizes[2] + 127) / 128, q->sizes[1], q->sizes[0], 128,
+                   1, 1, fake_smem_bytes, stream, params, 0, 2);
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+}
+
+void _mlir_ciface_fake(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef4 *o,
+                       MemRef3 *lse) {
+  static const Semantics sem = {0, 1, -1, -1, 0.0f, 0.125f};
+  ++fake_calls;
+  fake_last_q = *q;
+  fake_last_o = *o;
+  if (module)
+    compute(&sem, q, k, v, o, lse);
+  launch(q, o);
+}
+
+void _mlir_ciface_fake_f16(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef4 *o) {
+  static const Semantics sem = {1, 0, 16, 4, 30.0f, 0.2f};
+  ++fake_calls;
+  fake_last_q = *q;
+  fake_last_o = *o;
+  if (module)
+    compute(&sem, q, k, v, o, 0);
+  launch(q, o);
+}

@@ -1,0 +1,370 @@
+//===- FakeDriverTest.cpp - The runtime's driver paths, without a GPU -----===//
+//
+// Runs the runtime against the fake libcuda.so.1 (FakeCuda.cpp) and the test
+// artifact (FakeArtifact.c): module load at open, the architecture check,
+// launch configuration, the caller's stream and sync/async modes, the shared
+// memory opt-in, device pointer checks and error propagation from the
+// driver. The fake "device memory" is host memory the artifact computes on,
+// so results can be checked too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeCuda.h"
+#include "RuntimeTestUtil.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace flashrt_test;
+
+extern "C" {
+void *mgpuMemAlloc(uint64_t, void *, bool);
+void mgpuMemFree(void *, void *);
+}
+
+namespace {
+
+std::string lastError() { return flashrt_last_error(); }
+
+FakeCudaState &fake() {
+  static FakeCudaState *s = [] {
+    void *h = dlopen(FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
+    auto *get =
+        reinterpret_cast<FakeCudaState *(*)()>(dlsym(h, "fakecuda_state"));
+    return get();
+  }();
+  return *s;
+}
+
+class FakeDriver : public ::testing::Test {
+protected:
+  void SetUp() override {
+    void *h = dlopen(FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
+    reinterpret_cast<void (*)()>(dlsym(h, "fakecuda_reset"))();
+    flashrt_set_async(0);
+  }
+  void TearDown() override {
+    flashrt_close(kernel);
+    for (void *p : buffers)
+      flashrt_free(p);
+    flashrt_set_async(0);
+  }
+
+  void open(const char *func = "fake") {
+    ASSERT_EQ(flashrt_open(FAKE_ARTIFACT, func, &kernel), FLASHRT_OK)
+        << lastError();
+  }
+
+  void *alloc(size_t bytes) {
+    void *ptr = nullptr;
+    EXPECT_EQ(flashrt_malloc(&ptr, bytes), FLASHRT_OK) << lastError();
+    buffers.push_back(ptr);
+    return ptr;
+  }
+
+  /// Device buffers for `p`, Q/K random-ish, V all ones.
+  void setUp(const Problem &problem) {
+    p = problem;
+    q = p.q(alloc(p.qBytes()));
+    k = p.k(alloc(p.kBytes()));
+    v = p.v(alloc(p.vBytes()));
+    o = p.o(alloc(p.oBytes()));
+    lse = p.lse(alloc(p.lseBytes()));
+    std::vector<uint16_t> host(std::max(p.qBytes(), p.kBytes()) / 2);
+    for (size_t i = 0; i < host.size(); ++i)
+      host[i] = 0x3c00 + uint16_t(i % 7) * 0x40; // bf16 0.0078 to 0.0137
+    ASSERT_EQ(flashrt_memcpy_htod(q.data, host.data(), p.qBytes()), FLASHRT_OK);
+    ASSERT_EQ(flashrt_memcpy_htod(k.data, host.data(), p.kBytes()), FLASHRT_OK);
+    host.assign(p.vBytes() / 2, 0x3f80); // bf16 1.0
+    ASSERT_EQ(flashrt_memcpy_htod(v.data, host.data(), p.vBytes()), FLASHRT_OK);
+    ASSERT_EQ(flashrt_memset(o.data, 0xff, p.oBytes()), FLASHRT_OK);
+    ASSERT_EQ(flashrt_memset(lse.data, 0xff, p.lseBytes()), FLASHRT_OK);
+  }
+
+  int run(void *stream = nullptr) {
+    return flashrt_attention(kernel, &q, &k, &v, &o, &lse, stream);
+  }
+
+  template <typename T> T *artifactSymbol(const char *name) {
+    return symbolIn<T>(FAKE_ARTIFACT, name);
+  }
+
+  flashrt_kernel *kernel = nullptr;
+  std::vector<void *> buffers;
+  Problem p;
+  flashrt_tensor q, k, v, o, lse;
+};
+
+TEST_F(FakeDriver, DeviceInfo) {
+  int major = 0, minor = 0, sms = 0;
+  ASSERT_EQ(flashrt_device_info(&major, &minor, &sms), FLASHRT_OK)
+      << lastError();
+  EXPECT_EQ(major, 9);
+  EXPECT_EQ(minor, 0);
+  EXPECT_EQ(sms, 132);
+}
+
+TEST_F(FakeDriver, OpenLoadsAndCloseUnloads) {
+  open();
+  EXPECT_EQ(fake().moduleLoads, 1);
+  EXPECT_EQ(fake().moduleUnloads, 0);
+  flashrt_close(kernel);
+  kernel = nullptr;
+  EXPECT_EQ(fake().moduleUnloads, 1);
+}
+
+TEST_F(FakeDriver, ArchMismatch) {
+  for (int cc : {80, 86, 100}) {
+    fake().ccMajor = cc / 10;
+    fake().ccMinor = cc % 10;
+    EXPECT_EQ(flashrt_open(FAKE_ARTIFACT, "fake", &kernel), FLASHRT_ERR_ARCH);
+    EXPECT_EQ(kernel, nullptr);
+    EXPECT_NE(lastError().find("was compiled for sm_90 but device 0 is sm_" +
+                               std::to_string(cc)),
+              std::string::npos)
+        << lastError();
+  }
+}
+
+TEST_F(FakeDriver, ModuleRejected) {
+  fake().loadResult = 209; // CUDA_ERROR_NO_BINARY_FOR_GPU
+  EXPECT_EQ(flashrt_open(FAKE_ARTIFACT, "fake", &kernel), FLASHRT_ERR_ARCH);
+  EXPECT_NE(lastError().find("CUDA_ERROR_NO_BINARY_FOR_GPU"), std::string::npos)
+      << lastError();
+  fake().loadResult = 200; // CUDA_ERROR_INVALID_IMAGE
+  EXPECT_EQ(flashrt_open(FAKE_ARTIFACT, "fake", &kernel), FLASHRT_ERR_LOAD);
+  EXPECT_NE(lastError().find("loading the artifact's GPU module failed: "
+                             "CUDA_ERROR_INVALID_IMAGE"),
+            std::string::npos)
+      << lastError();
+}
+
+TEST_F(FakeDriver, NoDevice) {
+  // cuInit's outcome is cached for the process, so only the device number
+  // can be tried here.
+  setenv("FLASHRT_DEVICE", "3", 1);
+  int rc = flashrt_device_info(nullptr, nullptr, nullptr);
+  unsetenv("FLASHRT_DEVICE");
+  // The primary context may already exist from an earlier test.
+  if (rc != FLASHRT_OK) {
+    EXPECT_EQ(rc, FLASHRT_ERR_NO_DEVICE);
+    EXPECT_NE(lastError().find("no CUDA device 3 (1 device visible)"),
+              std::string::npos)
+        << lastError();
+  }
+}
+
+TEST_F(FakeDriver, LaunchOnCallerStreamInSyncMode) {
+  open();
+  setUp(Problem());
+  ASSERT_EQ(run(), FLASHRT_OK) << lastError();
+  EXPECT_EQ(fake().launches, 1);
+  EXPECT_EQ(std::string(fake().kernel), "fake_kernel");
+  EXPECT_EQ(fake().grid[0], 1u); // ceil(33 / 128)
+  EXPECT_EQ(fake().grid[1], 4u);
+  EXPECT_EQ(fake().grid[2], 2u);
+  EXPECT_EQ(fake().block[0], 128u);
+  EXPECT_EQ(fake().stream, nullptr);
+  EXPECT_EQ(fake().streamsCreated, 0);
+  EXPECT_EQ(fake().streamSyncs, 1);
+  EXPECT_EQ(fake().streamsDestroyed, 0);
+  EXPECT_EQ(*artifactSymbol<int>("fake_calls"), 1);
+}
+
+TEST_F(FakeDriver, AsyncModeDoesNotWait) {
+  open();
+  setUp(Problem());
+  flashrt_set_async(1);
+  void *stream = reinterpret_cast<void *>(0x1230);
+  ASSERT_EQ(run(stream), FLASHRT_OK) << lastError();
+  EXPECT_EQ(fake().stream, stream);
+  EXPECT_EQ(fake().streamSyncs, 0);
+  EXPECT_EQ(fake().streamsDestroyed, 0);
+}
+
+TEST_F(FakeDriver, DescriptorsAndResults) {
+  open();
+  Problem bshd;
+  bshd.bshd = true;
+  setUp(bshd);
+  ASSERT_EQ(run(), FLASHRT_OK) << lastError();
+  struct MemRef4 {
+    void *allocated, *aligned;
+    int64_t offset, sizes[4], strides[4];
+  };
+  const MemRef4 &d = *artifactSymbol<MemRef4>("fake_last_q");
+  EXPECT_EQ(d.aligned, q.data);
+  EXPECT_EQ(d.offset, 0);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(d.sizes[i], q.sizes[i]);
+    EXPECT_EQ(d.strides[i], q.strides[i]);
+  }
+  // V is all ones, so every output row is 1 (the fake computes on the
+  // "device" memory, which is host memory here).
+  std::vector<uint16_t> out(p.oBytes() / 2);
+  ASSERT_EQ(flashrt_memcpy_dtoh(out.data(), o.data, p.oBytes()), FLASHRT_OK);
+  for (uint16_t x : out)
+    ASSERT_EQ(x, 0x3f80);
+  std::vector<float> l(p.lseBytes() / 4);
+  ASSERT_EQ(flashrt_memcpy_dtoh(l.data(), lse.data, p.lseBytes()), FLASHRT_OK);
+  for (float x : l)
+    ASSERT_TRUE(std::isfinite(x));
+}
+
+TEST_F(FakeDriver, DirectCallCreatesItsOwnStream) {
+  open();
+  setUp(Problem());
+  struct MemRef4 {
+    void *allocated, *aligned;
+    int64_t offset, sizes[4], strides[4];
+  } d[4];
+  struct MemRef3 {
+    void *allocated, *aligned;
+    int64_t offset, sizes[3], strides[3];
+  } l = {lse.data, lse.data, 0, {2, 4, 33}, {132, 33, 1}};
+  const flashrt_tensor *ts[4] = {&q, &k, &v, &o};
+  for (int i = 0; i < 4; ++i) {
+    d[i] = {ts[i]->data, ts[i]->data, 0, {}, {}};
+    std::memcpy(d[i].sizes, ts[i]->sizes, sizeof(d[i].sizes));
+    std::memcpy(d[i].strides, ts[i]->strides, sizeof(d[i].strides));
+  }
+  auto *entry = artifactSymbol<void(MemRef4 *, MemRef4 *, MemRef4 *, MemRef4 *,
+                                    MemRef3 *)>("_mlir_ciface_fake");
+  ASSERT_NE(entry, nullptr);
+  entry(&d[0], &d[1], &d[2], &d[3], &l);
+  EXPECT_EQ(fake().launches, 1);
+  EXPECT_EQ(fake().streamsCreated, 1);
+  EXPECT_EQ(fake().streamSyncs, 1);
+  EXPECT_EQ(fake().streamsDestroyed, 1);
+}
+
+TEST_F(FakeDriver, LargeSharedMemoryIsOptedInOnce) {
+  open();
+  setUp(Problem());
+  *artifactSymbol<int32_t>("fake_smem_bytes") = 100 * 1024;
+  ASSERT_EQ(run(), FLASHRT_OK) << lastError();
+  ASSERT_EQ(run(), FLASHRT_OK) << lastError();
+  EXPECT_EQ(fake().setAttrs, 1);
+  EXPECT_EQ(fake().smem, 100u * 1024);
+  *artifactSymbol<int32_t>("fake_smem_bytes") = 300 * 1024;
+  EXPECT_EQ(run(), FLASHRT_ERR_LAUNCH);
+  EXPECT_NE(lastError().find("cannot give kernel 'fake_kernel'"),
+            std::string::npos)
+      << lastError();
+  *artifactSymbol<int32_t>("fake_smem_bytes") = 0;
+}
+
+TEST_F(FakeDriver, MissingKernel) {
+  open();
+  setUp(Problem());
+  const char **name = artifactSymbol<const char *>("fake_kernel_name");
+  *name = "missing_kernel";
+  EXPECT_EQ(run(), FLASHRT_ERR_LOAD);
+  EXPECT_NE(lastError().find("looking up kernel 'missing_kernel' in the "
+                             "artifact's GPU module failed: "
+                             "CUDA_ERROR_NOT_FOUND"),
+            std::string::npos)
+      << lastError();
+  *name = "fake_kernel";
+}
+
+TEST_F(FakeDriver, LaunchError) {
+  open();
+  setUp(Problem());
+  fake().launchResult = 701;
+  EXPECT_EQ(run(), FLASHRT_ERR_LAUNCH);
+  EXPECT_NE(lastError().find("launching kernel 'fake_kernel' (grid 1x4x2, "
+                             "block 128x1x1, 0 bytes of dynamic shared "
+                             "memory) failed: "
+                             "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"),
+            std::string::npos)
+      << lastError();
+  EXPECT_EQ(fake().streamSyncs, 1); // Still waited on, but the first error
+                                    // is the one reported.
+}
+
+TEST_F(FakeDriver, ExecutionError) {
+  open();
+  setUp(Problem());
+  fake().syncResult = 700;
+  EXPECT_EQ(run(), FLASHRT_ERR_LAUNCH);
+  EXPECT_NE(lastError().find("kernel 'fake_kernel' failed while running: "
+                             "CUDA_ERROR_ILLEGAL_ADDRESS"),
+            std::string::npos)
+      << lastError();
+}
+
+TEST_F(FakeDriver, HostPointer) {
+  open();
+  setUp(Problem());
+  std::vector<double> host(p.vBytes() / 8 + 2);
+  v.data = host.data();
+  EXPECT_EQ(run(), FLASHRT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("is not CUDA memory: a host pointer?"),
+            std::string::npos)
+      << lastError();
+  fake().unknownIsPinned = 1;
+  EXPECT_EQ(run(), FLASHRT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("V (0x"), std::string::npos) << lastError();
+  EXPECT_NE(lastError().find("is page-locked host memory"), std::string::npos);
+  EXPECT_EQ(fake().launches, 0);
+}
+
+TEST_F(FakeDriver, OtherDevice) {
+  open();
+  setUp(Problem());
+  fake().allocDevice = 1;
+  k.data = alloc(p.kBytes());
+  EXPECT_EQ(run(), FLASHRT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("K is on device 1 but the kernel runs on "
+                             "device 0"),
+            std::string::npos)
+      << lastError();
+}
+
+TEST_F(FakeDriver, ViewOutsideItsAllocation) {
+  open();
+  setUp(Problem());
+  o.data = alloc(p.oBytes() - 16);
+  EXPECT_EQ(run(), FLASHRT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("O's view (" + std::to_string(p.oBytes()) +
+                             " bytes from 0x"),
+            std::string::npos)
+      << lastError();
+  EXPECT_NE(lastError().find("is not inside its allocation"),
+            std::string::npos);
+}
+
+TEST_F(FakeDriver, Timing) {
+  open();
+  setUp(Problem());
+  float ms = -1;
+  ASSERT_EQ(flashrt_time_ms(kernel, &q, &k, &v, &o, &lse, nullptr, 2, 5, &ms),
+            FLASHRT_OK)
+      << lastError();
+  EXPECT_EQ(fake().launches, 7);
+  EXPECT_FLOAT_EQ(ms, 0.25f); // The fake clock: 0.25 ms per launch.
+  EXPECT_EQ(fake().streamSyncs, 0);
+}
+
+TEST_F(FakeDriver, ScratchMemory) {
+  void *p = mgpuMemAlloc(1000, nullptr, false);
+  ASSERT_NE(p, nullptr);
+  mgpuMemFree(p, nullptr);
+  EXPECT_STREQ(flashrt_last_error(), "");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  setenv("FLASHRT_LIBCUDA", FAKE_CUDA, 1);
+  unsetenv("FLASHRT_DEVICE");
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
