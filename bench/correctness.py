@@ -81,14 +81,15 @@ def entry_key(e):
 
 def make_cases(entries, quick=False, min_cases=MIN_CASES, seed_base=0):
     """The deterministic case matrix. Every (kernel, seq pair) appears `reps`
-    times; GQA ratio, layout and batch rotate with the position so that every
-    kernel meets every ratio and both layouts, and (full mode) the total is at
-    least `min_cases` whatever the manifest holds."""
+    times (3 in full mode); GQA ratio, layout and batch rotate with the
+    position so that every (kernel, pair) meets every GQA ratio, every kernel
+    both layouts and both batch sizes, and (full mode) the total is at least
+    `min_cases` whatever the manifest holds."""
     entries = sorted(entries, key=entry_key)
     pairs = QUICK_PAIRS if quick else SEQ_PAIRS
     if not entries:
         return []
-    reps = 1 if quick else max(2, math.ceil(min_cases / (len(entries) * len(pairs))))
+    reps = 1 if quick else max(3, math.ceil(min_cases / (len(entries) * len(pairs))))
     cases = []
     for ei, e in enumerate(entries):
         for pi, (sq, sk) in enumerate(pairs):
@@ -314,7 +315,7 @@ def run_case(kernel, abi, case, device="cuda", ref_device=None, guard=GUARD,
     res.update(err=max_err, base_err=base_err, tol=tol)
     if not math.isfinite(base_err):
         why.append(f"baseline is not finite (base_err={base_err})")
-    elif max_err > tol:
+    elif max_err > tol and not nan_o:
         idx = int(err.flatten().argmax())
         pos = []
         for s in reversed(err.shape):

@@ -137,6 +137,8 @@ def test_case_matrix_size_and_coverage():
             assert {c.layout for c in mine} == set(C.LAYOUTS)
             assert {c.batch for c in mine} == {1, 2}
             assert {(c.sq, c.sk) for c in mine} == set(C.SEQ_PAIRS)
+            for p in C.SEQ_PAIRS:
+                assert {(c.hq, c.hkv) for c in mine if (c.sq, c.sk) == p} == set(C.GQAS)
     cs = C.make_cases(manifest())
     assert len({c.seed for c in cs}) == len(cs), "seeds must differ per case"
     # deterministic
@@ -362,6 +364,29 @@ def test_benchmark_math_and_table():
     t = buf.getvalue()
     assert "0.87" in t and "0.50" in t and "skip" in t, t
     assert len(t.strip().splitlines()) == 3
+
+
+def test_benchmark_verify():
+    g = torch.Generator().manual_seed(3)
+    b, h, sq, d = 2, 4, 200, 64
+    q, k, v = (torch.randn(b, sq, h, d, generator=g, dtype=torch.bfloat16).transpose(1, 2) for _ in range(3))
+    for causal in (False, True):
+        abi = common.entry_abi({"func": "f", "dtype": "bf16", "head_dim": d, "causal": causal})
+        o, l = C.attention_math(q, k, v, abi, torch.float32)
+        ours, fa2 = o.to(torch.bfloat16), o.to(torch.bfloat16)
+        ok, info = benchmark.verify(ours, l, fa2, q, k, v, abi)
+        assert ok, info
+        assert info["max_diff_fa2"] == 0 and info["err_slice"] <= info["tol_slice"]
+        bad = ours.clone()
+        bad[1, 3, 7, 5] += 0.25  # outside the reference slice: only FA2's output sees it
+        ok, info = benchmark.verify(bad, l, fa2, q, k, v, abi)
+        assert not ok and "FA2" in info["why"], info
+        bad = ours.clone()
+        bad[0, 1, -1, :] = float("nan")
+        ok, info = benchmark.verify(bad, l, fa2, q, k, v, abi)
+        assert not ok and "NaN" in info["why"], info
+        ok, info = benchmark.verify(ours, l + 0.05, fa2, q, k, v, abi)
+        assert not ok and "LSE" in info["why"], info
 
 
 def main():
