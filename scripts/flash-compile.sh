@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# flash-compile: compiles a .mlir file of flash.attention functions (bf16/f16
+# memref form) into a loadable artifact: an x86-64 shared object whose
+# `_mlir_ciface_<func>` entry points launch the embedded cubin through the
+# mgpu* ABI that libflashrt implements, plus `<func>_flash_abi` strings.
+#
+#   scripts/flash-compile.sh IN.mlir OUT.so [--chip=sm_90] [--ptx=OUT.ptx]
+#
+# Steps: flash-opt --flash-lower-to-gpu (kernels -> cubin, host -> LLVM
+# dialect), mlir-translate, llc (PIC object), cc -shared. The artifact is not
+# linked against libflashrt: load libflashrt first (RTLD_GLOBAL) so that its
+# mgpu* symbols resolve, as flash-run-gpu and the Python binding do.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
+FLASH_OPT=${FLASH_OPT:-$ROOT/build/bin/flash-opt}
+[ $# -ge 2 ] || { echo "usage: $0 IN.mlir OUT.so [--chip=sm_90] [--ptx=OUT.ptx]" >&2; exit 2; }
+IN=$1 OUT=$2; shift 2
+CHIP=sm_90 PTX=
+for a in "$@"; do
+  case $a in
+    --chip=*) CHIP=${a#--chip=} ;;
+    --ptx=*) PTX=${a#--ptx=} ;;
+    *) echo "flash-compile: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+start=$(date +%s.%N)
+"$FLASH_OPT" "$IN" --mlir-print-op-on-diagnostic=false \
+  --flash-lower-to-gpu="chip=$CHIP format=bin" -o "$TMP/host.mlir"
+"$LLVM_BIN/mlir-translate" --mlir-to-llvmir "$TMP/host.mlir" -o "$TMP/host.ll"
+"$LLVM_BIN/llc" -O2 -filetype=obj -relocation-model=pic "$TMP/host.ll" -o "$TMP/host.o"
+cc -shared -o "$OUT" "$TMP/host.o"
+end=$(date +%s.%N)
+if [ -n "$PTX" ]; then
+  "$FLASH_OPT" "$IN" --mlir-print-op-on-diagnostic=false \
+    --flash-lower-to-gpu="chip=$CHIP format=isa" -o "$TMP/isa.mlir"
+  python3 "$ROOT/scripts/extract-gpu-object.py" "$TMP/isa.mlir" "$PTX"
+fi
+printf 'flash-compile: %s -> %s (%s) in %.1f s\n' "$IN" "$OUT" "$CHIP" "$(echo "$end - $start" | bc)"
