@@ -2,6 +2,7 @@
 # lit configuration of the FlashMLIR tests: FileCheck tests of every pass and
 # of the dialect, plus the gtest unit tests under Unit/ (their own config).
 
+import ctypes
 import os
 
 import lit.formats
@@ -23,8 +24,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.flash_tools_dir, config.llvm_tools_dir]
-tools = ["flash-opt", "flash-run", "flash-fuzz-parse", "mlir-runner",
-         "mlir-translate", "mlir-opt"]
+tools = ["flash-opt", "flash-run", "flash-run-gpu", "flash-fuzz-parse",
+         "mlir-runner", "mlir-translate", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # ptxas (CUDA toolkit) is optional on a developer machine; tests that need
@@ -32,3 +33,17 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "ptxas")):
     config.available_features.add("ptxas")
     llvm_config.add_tool_substitutions(["ptxas"], [config.cuda_bin_dir])
+
+# The runtime (test/Runtime): libflashrt, plus the test artifacts and the
+# fake libcuda.so.1 that unittests/Runtime builds.
+config.substitutions.append(
+    ("%flashrt_lib", os.path.join(config.flash_obj_root, "lib", "libflashrt.so")))
+config.substitutions.append(
+    ("%fake_dir", os.path.join(config.flash_obj_root, "unittests", "Runtime")))
+config.available_features.add("python3")
+# Tests of the no-driver messages are unsupported where a driver exists.
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -1,0 +1,242 @@
+"""FlashMLIR kernels from Python: a ctypes binding of libflashrt.
+
+Runs compiled attention artifacts (libNAME.so from the FlashMLIR compiler) on
+PyTorch CUDA tensors without building anything against PyTorch:
+
+    import flashmlir
+    attn = flashmlir.Kernel("libattn.so", "attn")
+    out, lse = attn(q, k, v)          # q [B, Hq, Sq, D], k/v [B, Hkv, Sk, D]
+    out, lse = attn(q.transpose(1, 2), ...)  # BSHD storage as a strided view
+
+Tensors are in logical [batch, heads, seq, head_dim] order with any strides
+(innermost stride 1, 16-byte aligned rows); the kernel runs on PyTorch's
+current stream and returns without waiting, like a PyTorch op. Every failure
+is a FlashError carrying the runtime's message. PyTorch is imported only when
+a kernel is called, so this module imports (and opens artifacts) without it.
+"""
+
+import ctypes
+import json
+import os
+
+__all__ = ["FlashError", "Kernel", "load_runtime", "device_info"]
+
+
+class FlashError(RuntimeError):
+    """An error reported by libflashrt (or found before calling it)."""
+
+
+class _Tensor(ctypes.Structure):
+    # flashrt_tensor; `dtype` sits in what is padding to callers not naming it.
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("sizes", ctypes.c_int64 * 4),
+        ("strides", ctypes.c_int64 * 4),
+        ("rank", ctypes.c_int32),
+        ("dtype", ctypes.c_int32),
+    ]
+
+
+_STATUS = {
+    1: "invalid argument",
+    2: "no driver",
+    3: "no device",
+    4: "wrong GPU architecture",
+    5: "load error",
+    6: "launch error",
+    7: "CUDA error",
+}
+_DTYPE_CODES = {"float16": 1, "bfloat16": 2, "float32": 3}
+
+_lib = None
+_lib_path = None
+
+
+def _candidates(path):
+    if path:
+        return [path]
+    here = os.path.dirname(os.path.abspath(__file__))
+    repo = os.path.dirname(os.path.dirname(here))
+    out = []
+    if os.environ.get("FLASHRT_LIB"):
+        out.append(os.environ["FLASHRT_LIB"])
+    out.append(os.path.join(here, "libflashrt.so"))
+    if os.environ.get("FLASH_BUILD_DIR"):
+        out.append(os.path.join(os.environ["FLASH_BUILD_DIR"], "lib", "libflashrt.so"))
+    out.append(os.path.join(repo, "build", "lib", "libflashrt.so"))
+    return out
+
+
+def load_runtime(path=None):
+    """Loads libflashrt.so once per process and returns it (a ctypes.CDLL).
+
+    Looks at `path`, else $FLASHRT_LIB, next to this package, in
+    $FLASH_BUILD_DIR/lib and in the repository's build/lib. It is loaded with
+    RTLD_GLOBAL: artifacts leave their mgpu* symbols for it to provide.
+    """
+    global _lib, _lib_path
+    tried = _candidates(path)
+    if _lib is not None:
+        if path is None or os.path.realpath(path) == os.path.realpath(_lib_path):
+            return _lib
+        raise FlashError(f"libflashrt is already loaded from {_lib_path}, not {path}")
+    found = next((p for p in tried if os.path.isfile(p)), None)
+    if found is None:
+        raise FlashError("libflashrt.so not found (tried: " + ", ".join(tried) +
+                         "); set FLASHRT_LIB or pass its path to load_runtime()")
+    try:
+        lib = ctypes.CDLL(found, mode=ctypes.RTLD_GLOBAL)
+    except OSError as ex:
+        raise FlashError(f"cannot load {found}: {ex}") from None
+
+    ptr, i32, tensor_p = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_Tensor)
+    lib.flashrt_last_error.restype = ctypes.c_char_p
+    lib.flashrt_last_error.argtypes = []
+    lib.flashrt_open.restype = i32
+    lib.flashrt_open.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ptr)]
+    lib.flashrt_abi.restype = ctypes.c_char_p
+    lib.flashrt_abi.argtypes = [ptr]
+    lib.flashrt_close.restype = None
+    lib.flashrt_close.argtypes = [ptr]
+    lib.flashrt_attention.restype = i32
+    lib.flashrt_attention.argtypes = [ptr] + [tensor_p] * 5 + [ptr]
+    lib.flashrt_set_async.restype = None
+    lib.flashrt_set_async.argtypes = [i32]
+    lib.flashrt_device_info.restype = i32
+    lib.flashrt_device_info.argtypes = [ctypes.POINTER(i32)] * 3
+    # PyTorch launches asynchronously; so do we (errors in a running kernel
+    # surface at the next synchronisation, as with PyTorch's own kernels).
+    lib.flashrt_set_async(1)
+    _lib, _lib_path = lib, found
+    return lib
+
+
+def _error(lib, rc, what):
+    msg = (lib.flashrt_last_error() or b"").decode(errors="replace")
+    return FlashError(f"{what}: {msg or _STATUS.get(rc, 'error %d' % rc)}")
+
+
+def device_info():
+    """(cc_major, cc_minor, num_sms) of the device the runtime uses."""
+    lib = load_runtime()
+    major, minor, sms = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    rc = lib.flashrt_device_info(ctypes.byref(major), ctypes.byref(minor), ctypes.byref(sms))
+    if rc:
+        raise _error(lib, rc, "device_info")
+    return major.value, minor.value, sms.value
+
+
+def _torch_cuda_context():
+    """Makes PyTorch initialise CUDA first where it can, so that the runtime
+    finds PyTorch's context current and loads the kernel into it."""
+    try:
+        import torch
+        if torch.cuda.is_available():
+            torch.cuda.init()
+            torch.cuda.current_device()
+    except Exception:  # noqa: BLE001 - no PyTorch: the runtime picks a device
+        pass
+
+
+def _check_tensor(name, t, rank):
+    for attr in ("data_ptr", "stride", "dim", "dtype", "shape"):
+        if not hasattr(t, attr):
+            raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+    if t.dim() != rank:
+        raise FlashError(f"{name} must have rank {rank}, has shape {tuple(t.shape)}")
+    if not getattr(t, "is_cuda", False):
+        raise FlashError(f"{name} is on {getattr(t, 'device', 'the host')}; pass CUDA tensors")
+
+
+def _describe(t):
+    s = _Tensor()
+    s.data = t.data_ptr() or None
+    s.rank = t.dim()
+    for i in range(t.dim()):
+        s.sizes[i] = t.shape[i]
+        s.strides[i] = t.stride(i)
+    s.dtype = _DTYPE_CODES.get(str(t.dtype).replace("torch.", ""), 0)
+    if s.dtype == 0:
+        raise FlashError(f"unsupported dtype {t.dtype}")
+    return s
+
+
+def _empty_like_layout(torch, q, dv):
+    """Uninitialised [B, Hq, Sq, dv] in q's storage order (BSHD stays BSHD)."""
+    order = sorted(range(4), key=lambda d: (-q.stride(d), d))
+    if order[-1] != 3:
+        order = [0, 1, 2, 3]
+    shape = [q.shape[d] if d != 3 else dv for d in order]
+    t = torch.empty(shape, dtype=q.dtype, device=q.device)
+    return t.permute([order.index(d) for d in range(4)])
+
+
+class Kernel:
+    """One entry point of an artifact: Kernel("libattn.so", "attn")."""
+
+    def __init__(self, artifact_path, func):
+        if not isinstance(artifact_path, (str, bytes, os.PathLike)):
+            raise TypeError(f"artifact_path must be a path, not {type(artifact_path).__name__}")
+        if not isinstance(func, str):
+            raise TypeError(f"func must be a str, not {type(func).__name__}")
+        self._lib = load_runtime()
+        self._handle = None
+        self.artifact_path = os.fsdecode(artifact_path)
+        self.func = func
+        _torch_cuda_context()
+        handle = ctypes.c_void_p()
+        rc = self._lib.flashrt_open(os.fsencode(artifact_path), func.encode(), ctypes.byref(handle))
+        if rc:
+            raise _error(self._lib, rc, f"cannot open {func} in {self.artifact_path}")
+        self._handle = handle
+        self.abi = json.loads(self._lib.flashrt_abi(handle).decode())
+
+    def __call__(self, q, k, v, out=None, lse=None):
+        """Attention of q, k, v into out (and lse, f32 [B, Hq, Sq]), allocated
+        when not given. Returns (out, lse) if the kernel writes LSE, else out."""
+        if self._handle is None:
+            raise FlashError(f"{self.func}: the kernel is closed")
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            _check_tensor(name, t, 4)
+        if out is not None:
+            _check_tensor("out", out, 4)
+        if lse is not None:
+            _check_tensor("lse", lse, 3)
+        import torch
+        has_lse = bool(self.abi.get("lse"))
+        if out is None:
+            dv = int(self.abi.get("head_dim_v") or q.shape[3])
+            out = _empty_like_layout(torch, q, dv)
+        if lse is None and has_lse:
+            lse = torch.empty(q.shape[0], q.shape[1], q.shape[2], dtype=torch.float32,
+                              device=q.device)
+        descs = [_describe(t) for t in (q, k, v, out)]
+        lse_desc = ctypes.byref(_describe(lse)) if lse is not None else None
+        with torch.cuda.device(q.device):
+            stream = torch.cuda.current_stream(q.device).cuda_stream
+            rc = self._lib.flashrt_attention(self._handle, *[ctypes.byref(d) for d in descs],
+                                             lse_desc, ctypes.c_void_p(stream))
+        if rc:
+            raise _error(self._lib, rc, self.func)
+        return (out, lse) if has_lse else out
+
+    def close(self):
+        """Unloads the artifact (also done when the Kernel is collected)."""
+        if self._handle is not None:
+            self._lib.flashrt_close(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    def __repr__(self):
+        return f"Kernel({self.artifact_path!r}, {self.func!r})"
