@@ -182,6 +182,16 @@ private:
   Value fmax(Value x, Value y) {
     return arith::MaxNumFOp::create(b, loc, x, y);
   }
+  /// 2^x as one MUFU.EX2 (ex2.approx.ftz.f32, FA2's exp2f under
+  /// --use_fast_math): math.exp2 goes through libdevice's non-ftz
+  /// ex2.approx.f32, which adds a denormal fix-up around it. P and alpha
+  /// below 2^-126 are flushed to 0, which the f32 sum cannot see anyway.
+  Value exp2(Value x) {
+    return LLVM::CallIntrinsicOp::create(b, loc, f32,
+                                         b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+                                         ValueRange{x})
+        .getResult(0);
+  }
   Value shflXor(Value v, int32_t offset) {
     return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
         .getShuffleResult();
@@ -251,10 +261,26 @@ Value KernelEmitter::capture(Value hostValue) {
   if (it != captureArgs.end())
     return it->second;
   Block &entry = func.getBody().front();
-  Value arg = entry.addArgument(hostValue.getType(), loc);
-  captured.push_back(hostValue);
-  captureArgs[hostValue] = arg;
-  return arg;
+  if (!hostValue.getType().isIndex()) {
+    Value arg = entry.addArgument(hostValue.getType(), loc);
+    captured.push_back(hostValue);
+    captureArgs[hostValue] = arg;
+    return arg;
+  }
+  // Index values cross the launch as i64 (the host's index width) and are
+  // index again in the kernel, whose index is 32-bit: all offsets fit
+  // (the runtime refuses tensors of 2 GiB or more), and 32-bit address
+  // arithmetic saves the registers FA2's tile sizes need.
+  OpBuilder host(t.grid);
+  Value wide =
+      arith::IndexCastOp::create(host, loc, host.getI64Type(), hostValue);
+  Value arg = entry.addArgument(host.getI64Type(), loc);
+  captured.push_back(wide);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&entry);
+  Value narrow = arith::IndexCastOp::create(b, loc, b.getIndexType(), arg);
+  captureArgs[hostValue] = narrow;
+  return narrow;
 }
 
 /// Clones the computation of the scalar `v` from the grid body into the
@@ -541,15 +567,14 @@ void KernelEmitter::emitOnlineSoftmax(SmallVectorImpl<Value> &s,
       Value ms = sel(isEmpty, cf(0.0), fmul(rmax, cLog2e));
       Value negMs = arith::NegFOp::create(b, loc, ms);
       // alpha = exp2(m_old * c * log2e - ms)
-      Value alpha = math::Exp2Op::create(
-          b, loc, math::FmaOp::create(b, loc, m[row], cLog2e, negMs));
+      Value alpha =
+          exp2(math::FmaOp::create(b, loc, m[row], cLog2e, negMs));
       // P = exp2(S * c * log2e - ms): one FFMA + EX2 per element.
       Value rowSum = cf(0.0);
       for (int64_t nt = 0; nt < nTiles; ++nt)
         for (int64_t e = 0; e < 2; ++e) {
           Value &x = s[frag(mt, nt, 2 * h + e, nTiles)];
-          x = math::Exp2Op::create(
-              b, loc, math::FmaOp::create(b, loc, x, cLog2e, negMs));
+          x = exp2(math::FmaOp::create(b, loc, x, cLog2e, negMs));
           rowSum = fadd(rowSum, x);
         }
       // l = l * alpha + rowsum(P) (thread-partial; reduced in the epilogue)

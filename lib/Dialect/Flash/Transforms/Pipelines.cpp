@@ -65,7 +65,7 @@ void mlir::flash::buildFlashLowerToGPUPipeline(
   std::string text = llvm::formatv(
       "flash-plan{{sm={0} smem-kb={1}},flash-tile,"
       "flash-to-gpu{{chip={2} smem-kb={1}},canonicalize,cse,"
-      "gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,"
+      "gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm{{index-bitwidth=32},"
       "convert-vector-to-llvm,convert-ub-to-llvm,convert-nvvm-to-llvm,"
       "canonicalize,cse),reconcile-unrealized-casts,"
       "gpu-module-to-binary{{format={3}},"
