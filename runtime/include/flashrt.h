@@ -68,7 +68,8 @@ typedef struct flashrt_tensor {
  * Valid until the next flashrt call on this thread. */
 FLASHRT_API const char *flashrt_last_error(void);
 
-/* Opens `artifact_path` (dlopen RTLD_NOW | RTLD_LOCAL), finds
+/* Opens `artifact_path` (a file path, also without a slash; dlopen RTLD_NOW |
+ * RTLD_LOCAL), finds
  * `_mlir_ciface_<func>` and its ABI record `<func>_flash_abi`, and reports
  * what the artifact's constructor met while loading its GPU module: no
  * driver, no device, a GPU of another architecture (FLASHRT_ERR_ARCH, also

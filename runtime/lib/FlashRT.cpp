@@ -370,10 +370,13 @@ extern "C" int flashrt_open(const char *artifact_path, const char *func,
   if (!func || !*func)
     return invalid("flashrt_open: no function name");
   std::string path = artifact_path;
+  // A name without a slash would make dlopen search the library path; an
+  // artifact is always a file, relative to the working directory.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
 
   // The artifact's constructor loads its GPU module during dlopen.
   resetModuleLoads();
-  void *handle = dlopen(artifact_path, RTLD_NOW | RTLD_LOCAL);
+  void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char *why = dlerror();
     std::string message =
