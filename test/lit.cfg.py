@@ -40,6 +40,7 @@ config.substitutions.append(
     ("%flashrt_lib", os.path.join(config.flash_obj_root, "lib", "libflashrt.so")))
 config.substitutions.append(
     ("%fake_dir", os.path.join(config.flash_obj_root, "unittests", "Runtime")))
+config.substitutions.append(("%flash_tools_dir", config.flash_tools_dir))
 config.available_features.add("python3")
 # Tests of the no-driver messages are unsupported where a driver exists.
 try:

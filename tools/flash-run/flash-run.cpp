@@ -21,8 +21,12 @@
 // median time, then `flash-run: N/M cases passed`. Exit code 0 if all cases
 // pass, 1 if any fails, 2 on any usage, IR, pipeline or JIT error.
 //
+// With --artifact=libX.so it runs a compiled GPU artifact instead, through
+// libflashrt (GpuRun.cpp, also built alone as flash-run-gpu).
+//
 //===----------------------------------------------------------------------===//
 
+#include "GpuRun.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/InitAllFlash.h"
 #include "flash/Reference/Reference.h"
@@ -591,6 +595,9 @@ llvm::Expected<bool> runCase(const Kernel &kernel, void (*fn)(void **),
 } // namespace
 
 int main(int argc, char **argv) {
+  // --artifact: run a compiled GPU artifact instead (GpuRun.cpp).
+  if (::flash::run::wantsGpuMode(argc, argv))
+    return ::flash::run::gpuMain(argc, argv);
   llvm::InitLLVM initLLVM(argc, argv);
   registerAllPasses();
   mlir::flash::registerAllFlashPasses();

@@ -1,0 +1,641 @@
+//===- GpuRun.cpp - flash-run's GPU mode ----------------------------------===//
+//
+// Runs one entry point of a compiled artifact on the GPU through libflashrt,
+// on fresh random inputs per case, and checks O and LSE against the C++
+// reference (flash/Reference/Reference.h) computed in double on the very
+// bf16/f16 values the kernel read:
+//
+//   flash-run-gpu --artifact=libX.so --func=NAME
+//                 --shapes="B,Hq,Hkv,Sq,Sk[,D[,Dv]];..." [--layout=bhsd|bshd]
+//                 [--seed=N] [--repeat=N] [--tol=X] [--lse-tol=X] [--device=N]
+//
+// The semantics (causal, window, softcap, scale) come from the artifact's
+// ABI record. O and LSE are poisoned with NaN before the run, so anything
+// the kernel does not write fails. O passes when max|dO| <= 2 * err_ref
+// (floor 1e-3), err_ref being the error of the same reference computed "in
+// the kernel's dtype": P rounded to bf16/f16 before the PV product and O
+// rounded at the end, FA2's tolerance rule; --tol replaces that bound. LSE
+// passes within --lse-tol (default 2e-3). With --repeat=N the time is the
+// median of N CUDA-event timed runs.
+//
+// Exit code: 0 all cases pass, 1 a case fails, 2 usage or runtime error
+// (flashrt's message is printed). Plain C++: flash-run links it for
+// `flash-run --artifact=...`, and flash-run-gpu is this alone, for the GPU
+// machine, which has no MLIR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuRun.h"
+
+#include "Abi.h" // runtime/lib: the ABI record reader libflashrt uses.
+#include "flash/Reference/Reference.h"
+#include "flashrt.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ref = flash::ref;
+
+namespace {
+
+const char kUsage[] =
+    "usage: flash-run-gpu --artifact=libX.so --func=NAME\n"
+    "           --shapes=\"B,Hq,Hkv,Sq,Sk[,D[,Dv]];...\" [--layout=bhsd|bshd]\n"
+    "           [--seed=N] [--repeat=N] [--tol=X] [--lse-tol=X] "
+    "[--device=N]\n\n"
+    "Runs the artifact's entry point NAME (compiled by FlashMLIR, loaded by\n"
+    "libflashrt) on random bf16/f16 inputs and checks O and LSE against the\n"
+    "double-precision reference. Default O bound: 2x the error of the same\n"
+    "reference computed in the kernel's dtype (at least 1e-3); --tol\n"
+    "replaces it. LSE bound: --lse-tol (default 2e-3). --repeat=N reports\n"
+    "the median of N CUDA-event timed runs. Exit code: 0 all cases pass,\n"
+    "1 a case fails, 2 usage or runtime error.\n";
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "flash-run: error: %s\n", message.c_str());
+  return 2;
+}
+
+int runtimeFail(const std::string &what) {
+  return fail(what + ": " + flashrt_last_error());
+}
+
+struct Options {
+  std::string artifact, func, shapes, layout = "bhsd";
+  std::optional<uint64_t> seed;
+  unsigned repeat = 1;
+  std::optional<double> tol;
+  double lseTol = 2e-3;
+  std::optional<int> device;
+  bool help = false;
+};
+
+bool parseInt(const std::string &text, int64_t &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(text.c_str(), &end, 10);
+  if (*end != '\0' || errno)
+    return false;
+  out = v;
+  return true;
+}
+
+bool parseDouble(const std::string &text, double &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return *end == '\0';
+}
+
+std::string trim(const std::string &s) {
+  size_t a = s.find_first_not_of(" \t\n"), b = s.find_last_not_of(" \t\n");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+std::vector<std::string> split(const std::string &s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i)
+    if (i == s.size() || s[i] == sep) {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  return out;
+}
+
+/// Parses argv by hand (no llvm::cl: flash-run-gpu must not need libLLVM).
+/// Accepts --name=value and --name value. Returns "" or an error.
+std::string parseArgs(int argc, char **argv, Options &o) {
+  static const char *const known[] = {"artifact", "func",    "shapes",
+                                      "layout",   "seed",    "repeat",
+                                      "tol",      "lse-tol", "device"};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "-h" || arg == "-help" || arg == "--help") {
+      o.help = true;
+      continue;
+    }
+    if (arg.size() < 2 || arg[0] != '-')
+      return "unexpected argument '" + arg +
+             "': the GPU mode runs the compiled --artifact, it takes no "
+             "input file";
+    std::string name = arg.substr(arg[1] == '-' ? 2 : 1), value;
+    size_t eq = name.find('=');
+    bool hasValue = eq != std::string::npos;
+    if (hasValue) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    if (std::find(std::begin(known), std::end(known), name) == std::end(known))
+      return "unknown option '" + arg + "' (see --help)";
+    if (!hasValue) {
+      if (i + 1 >= argc)
+        return "--" + name + " needs a value";
+      value = argv[++i];
+    }
+    int64_t n;
+    double x;
+    if (name == "artifact") {
+      o.artifact = value;
+    } else if (name == "func") {
+      o.func = value;
+    } else if (name == "shapes") {
+      o.shapes = value;
+    } else if (name == "layout") {
+      o.layout = value;
+    } else if (name == "seed") {
+      if (!parseInt(value, n) || n < 0)
+        return "--seed must be a non-negative integer, got '" + value + "'";
+      o.seed = uint64_t(n);
+    } else if (name == "repeat") {
+      if (!parseInt(value, n) || n < 1 || n > 100000)
+        return "--repeat must be >= 1, got '" + value + "'";
+      o.repeat = unsigned(n);
+    } else if (name == "tol" || name == "lse-tol") {
+      if (!parseDouble(value, x) || !(x >= 0.0))
+        return "--" + name + " must be >= 0, got '" + value + "'";
+      if (name == "tol")
+        o.tol = x;
+      else
+        o.lseTol = x;
+    } else if (name == "device") {
+      if (!parseInt(value, n) || n < 0 || n > 1024)
+        return "--device must be a device number, got '" + value + "'";
+      o.device = int(n);
+    }
+  }
+  if (o.help)
+    return "";
+  if (o.artifact.empty())
+    return "--artifact names no file";
+  if (o.func.empty())
+    return "--func=NAME is required with --artifact (the entry point)";
+  if (o.shapes.empty())
+    return "--shapes is required";
+  if (o.layout != "bhsd" && o.layout != "bshd")
+    return "--layout must be bhsd or bshd, got '" + o.layout + "'";
+  return "";
+}
+
+struct Case {
+  int64_t b, hq, hkv, sq, sk;
+  int64_t d = -1, dv = -1; // -1: the artifact's.
+};
+
+/// The same syntax and messages as the JIT mode's --shapes.
+std::string parseShapes(const std::string &text, std::vector<Case> &cases) {
+  for (const std::string &raw : split(text, ';')) {
+    std::string item = trim(raw);
+    if (item.empty())
+      continue;
+    std::vector<int64_t> v;
+    for (const std::string &f : split(item, ',')) {
+      int64_t x;
+      if (!parseInt(trim(f), x) || x <= 0)
+        return "bad --shapes entry '" + item +
+               "': expected positive integers B,Hq,Hkv,Sq,Sk[,D[,Dv]]";
+      v.push_back(x);
+    }
+    if (v.size() < 5 || v.size() > 7)
+      return "bad --shapes entry '" + item +
+             "': expected 5 to 7 fields B,Hq,Hkv,Sq,Sk[,D[,Dv]]";
+    Case c{v[0], v[1], v[2], v[3], v[4]};
+    if (v.size() > 5)
+      c.d = v[5];
+    if (v.size() > 6)
+      c.dv = v[6];
+    if (c.hq % c.hkv != 0)
+      return "bad --shapes entry '" + item + "': Hq (" + std::to_string(c.hq) +
+             ") is not a multiple of Hkv (" + std::to_string(c.hkv) + ")";
+    cases.push_back(c);
+  }
+  if (cases.empty())
+    return "--shapes lists no case";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// bf16 / f16, round to nearest even
+//===----------------------------------------------------------------------===//
+
+uint16_t toBf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return 0x7fc0;
+  return uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+float fromBf16(uint16_t h) {
+  uint32_t x = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+uint16_t toF16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, ax = x & 0x7fffffff;
+  if (ax >= 0x7f800000) // inf, NaN
+    return uint16_t(sign | (ax > 0x7f800000 ? 0x7e00 : 0x7c00));
+  if (ax >= 0x477ff000) // >= 65520 rounds to infinity
+    return uint16_t(sign | 0x7c00);
+  if (ax < 0x38800000) { // below 2^-14: subnormal, in units of 2^-24
+    float v;
+    std::memcpy(&v, &ax, 4);
+    return uint16_t(sign | uint32_t(std::nearbyint(v * 16777216.0f)));
+  }
+  uint32_t h = (((ax >> 23) - 112) << 10) | ((ax & 0x7fffff) >> 13);
+  uint32_t rest = ax & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h;
+  return uint16_t(sign | h);
+}
+
+float fromF16(uint16_t h) {
+  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  float v = e == 0    ? std::ldexp(float(m), -24)
+            : e == 31 ? (m ? std::numeric_limits<float>::quiet_NaN()
+                           : std::numeric_limits<float>::infinity())
+                      : std::ldexp(float(m | 0x400), e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+struct Dtype {
+  bool bf16;
+  uint16_t encode(float f) const { return bf16 ? toBf16(f) : toF16(f); }
+  float decode(uint16_t h) const { return bf16 ? fromBf16(h) : fromF16(h); }
+  float round(double x) const { return decode(encode(float(x))); }
+};
+
+//===----------------------------------------------------------------------===//
+// Checking
+//===----------------------------------------------------------------------===//
+
+/// What the artifact computes, from its ABI record.
+struct Kernel {
+  flashrt_kernel *handle = nullptr;
+  flashrt::Abi abi;
+  Dtype dtype{true};
+  bool causal = false;
+  int64_t windowLeft = -1, windowRight = -1;
+  double softcap = 0.0, scale = 0.0;
+};
+
+/// Runs fn(i) for i in [0, n) on all cores.
+template <typename Fn> void parallelFor(int64_t n, Fn fn) {
+  int64_t workers =
+      std::min<int64_t>(n, std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (int64_t w = 0; w < workers; ++w)
+    threads.emplace_back([&, w] {
+      for (int64_t i = w; i < n; i += workers)
+        fn(i);
+    });
+  for (std::thread &t : threads)
+    t.join();
+}
+
+/// The reference on one (batch, KV head) slice: O and LSE in double, and
+/// the error of the same computation in the kernel's dtype (P rounded
+/// before PV, O rounded at the end) against it.
+double referenceSlice(const Kernel &k, const Case &c, int64_t b, int64_t hk,
+                      ref::View4 q, ref::View4 kk, ref::View4 v,
+                      ref::MutView4 o, float *lse) {
+  int64_t group = c.hq / c.hkv, d = k.abi.headDim, dv = k.abi.headDimV;
+  auto shift = [](auto view, int64_t b, int64_t h) {
+    view.data += b * view.strides[0] + h * view.strides[1];
+    return view;
+  };
+  ref::AttentionParams p;
+  p.batch = 1;
+  p.headsQ = group;
+  p.headsKV = 1;
+  p.seqQ = c.sq;
+  p.seqK = c.sk;
+  p.headDim = d;
+  p.headDimV = dv;
+  p.scale = k.scale;
+  p.causal = k.causal;
+  p.windowLeft = k.windowLeft;
+  p.windowRight = k.windowRight;
+  p.softcap = k.softcap;
+  ref::View4 qs = shift(q, b, hk * group), ks = shift(kk, b, hk),
+             vs = shift(v, b, hk);
+  ref::MutView4 os = shift(o, b, hk * group);
+  float *lses = lse ? lse + (b * c.hq + hk * group) * c.sq : nullptr;
+  std::string err = ref::attention(p, qs, ks, vs, os, lses);
+  if (!err.empty())
+    return std::numeric_limits<double>::quiet_NaN();
+
+  double maxErr = 0.0;
+  std::vector<double> s(c.sk), acc(dv);
+  int64_t offset = c.sk - c.sq;
+  for (int64_t h = 0; h < group; ++h)
+    for (int64_t i = 0; i < c.sq; ++i) {
+      int64_t lo = 0, hi = c.sk - 1;
+      if (k.causal)
+        hi = std::min(hi, i + offset);
+      if (k.windowLeft >= 0)
+        lo = std::max(lo, i + offset - k.windowLeft);
+      if (k.windowRight >= 0)
+        hi = std::min(hi, i + offset + k.windowRight);
+      if (lo > hi)
+        continue; // O = 0 in both.
+      double m = -std::numeric_limits<double>::infinity(), l = 0.0;
+      for (int64_t j = lo; j <= hi; ++j) {
+        double dot = 0.0;
+        for (int64_t x = 0; x < d; ++x)
+          dot += double(qs.at(0, h, i, x)) * double(ks.at(0, 0, j, x));
+        double sj = dot * k.scale;
+        if (k.softcap > 0.0)
+          sj = k.softcap * std::tanh(sj / k.softcap);
+        s[j] = sj;
+        m = std::max(m, sj);
+      }
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t j = lo; j <= hi; ++j) {
+        double pj = std::exp(s[j] - m);
+        l += pj;
+        double pr = k.dtype.round(pj);
+        for (int64_t x = 0; x < dv; ++x)
+          acc[x] += pr * double(vs.at(0, 0, j, x));
+      }
+      for (int64_t x = 0; x < dv; ++x) {
+        double emulated = k.dtype.round(acc[x] / l);
+        maxErr =
+            std::max(maxErr, std::fabs(emulated - double(os.at(0, h, i, x))));
+      }
+    }
+  return maxErr;
+}
+
+struct Diff {
+  double maxErr = 0.0;
+  int64_t nans = 0;
+};
+
+/// Max abs error over a logical shape; NaN in `got` is counted and makes
+/// the error infinite; equal infinities (LSE of an empty row) are exact.
+Diff compare(ref::View4 got, ref::View4 want, const ref::Shape4 &shape) {
+  Diff diff;
+  for (int64_t b = 0; b < shape[0]; ++b)
+    for (int64_t h = 0; h < shape[1]; ++h)
+      for (int64_t s = 0; s < shape[2]; ++s)
+        for (int64_t x = 0; x < shape[3]; ++x) {
+          float g = got.at(b, h, s, x), w = want.at(b, h, s, x);
+          double err = g == w ? 0.0 : std::fabs(double(g) - double(w));
+          diff.nans += std::isnan(g);
+          if (std::isnan(err))
+            err = std::numeric_limits<double>::infinity();
+          diff.maxErr = std::max(diff.maxErr, err);
+        }
+  return diff;
+}
+
+/// Device memory freed on scope exit.
+struct DeviceBuffer {
+  void *ptr = nullptr;
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  ~DeviceBuffer() { flashrt_free(ptr); }
+};
+
+std::string format(const char *fmt, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, x);
+  return buf;
+}
+
+int64_t numel(const ref::Shape4 &s) { return s[0] * s[1] * s[2] * s[3]; }
+
+/// Runs one case: 0 pass, 1 fail, 2 runtime error (printed).
+int runCase(const Kernel &k, const Case &c, const Options &o,
+            std::mt19937 &rng) {
+  int64_t d = k.abi.headDim, dv = k.abi.headDimV;
+  bool bshd = o.layout == "bshd";
+  ref::Shape4 shapes[4] = {{c.b, c.hq, c.sq, d},
+                           {c.b, c.hkv, c.sk, d},
+                           {c.b, c.hkv, c.sk, dv},
+                           {c.b, c.hq, c.sq, dv}};
+  ref::Strides4 strides[4];
+  for (int i = 0; i < 4; ++i)
+    strides[i] =
+        bshd ? ref::bshdStrides(shapes[i]) : ref::contiguousStrides(shapes[i]);
+  int64_t lseCount = c.b * c.hq * c.sq;
+
+  // Inputs: standard normal, rounded to the kernel's dtype; the reference
+  // reads the rounded values. Buffers are dense in either layout.
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> host[3];
+  std::vector<uint16_t> bits[3];
+  for (int i = 0; i < 3; ++i) {
+    host[i].resize(numel(shapes[i]));
+    bits[i].resize(numel(shapes[i]));
+    for (int64_t j = 0; j < numel(shapes[i]); ++j) {
+      bits[i][j] = k.dtype.encode(normal(rng));
+      host[i][j] = k.dtype.decode(bits[i][j]);
+    }
+  }
+
+  DeviceBuffer dev[5];
+  size_t bytes[5];
+  for (int i = 0; i < 4; ++i)
+    bytes[i] = size_t(numel(shapes[i])) * 2;
+  bytes[4] = size_t(lseCount) * 4;
+  for (int i = 0; i < 5; ++i)
+    if (flashrt_malloc(&dev[i].ptr, bytes[i]))
+      return runtimeFail("allocating device memory");
+  for (int i = 0; i < 3; ++i)
+    if (flashrt_memcpy_htod(dev[i].ptr, bits[i].data(), bytes[i]))
+      return runtimeFail("copying inputs to the device");
+  // NaN poison (0xFFFF is a NaN in bf16 and f16, 0xFFFFFFFF in f32).
+  for (int i = 3; i < 5; ++i)
+    if (flashrt_memset(dev[i].ptr, 0xff, bytes[i]))
+      return runtimeFail("poisoning the outputs");
+
+  flashrt_tensor t[5] = {};
+  for (int i = 0; i < 4; ++i) {
+    t[i].data = dev[i].ptr;
+    t[i].rank = 4;
+    t[i].dtype = k.dtype.bf16 ? FLASHRT_DTYPE_BF16 : FLASHRT_DTYPE_F16;
+    std::copy(shapes[i].begin(), shapes[i].end(), t[i].sizes);
+    std::copy(strides[i].begin(), strides[i].end(), t[i].strides);
+  }
+  t[4] = {dev[4].ptr,
+          {c.b, c.hq, c.sq},
+          {c.hq * c.sq, c.sq, 1},
+          3,
+          FLASHRT_DTYPE_F32};
+  const flashrt_tensor *lseArg = k.abi.lse ? &t[4] : nullptr;
+  if (flashrt_attention(k.handle, &t[0], &t[1], &t[2], &t[3], lseArg, nullptr))
+    return runtimeFail("running @" + o.func);
+
+  std::vector<uint16_t> outBits(numel(shapes[3]));
+  std::vector<float> out(outBits.size()), lse(lseCount);
+  if (flashrt_memcpy_dtoh(outBits.data(), dev[3].ptr, bytes[3]) ||
+      flashrt_memcpy_dtoh(lse.data(), dev[4].ptr, bytes[4]))
+    return runtimeFail("copying results back");
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = k.dtype.decode(outBits[i]);
+
+  // The reference, one (batch, KV head) slice per task.
+  ref::Strides4 refStrides = ref::contiguousStrides(shapes[3]);
+  std::vector<float> refO(out.size()), refLse(lseCount);
+  std::vector<double> errRef(c.b * c.hkv);
+  parallelFor(c.b * c.hkv, [&](int64_t i) {
+    errRef[i] = referenceSlice(
+        k, c, i / c.hkv, i % c.hkv, {host[0].data(), strides[0]},
+        {host[1].data(), strides[1]}, {host[2].data(), strides[2]},
+        {refO.data(), refStrides}, k.abi.lse ? refLse.data() : nullptr);
+  });
+  double sameDtypeErr = 0.0;
+  for (double e : errRef) {
+    if (std::isnan(e))
+      return fail("the reference rejects the case");
+    sameDtypeErr = std::max(sameDtypeErr, e);
+  }
+
+  Diff dO =
+      compare({out.data(), strides[3]}, {refO.data(), refStrides}, shapes[3]);
+  Diff dLse;
+  ref::Shape4 lseShape = {1, c.b, c.hq, c.sq};
+  ref::Strides4 lseStrides = ref::contiguousStrides(lseShape);
+  if (k.abi.lse)
+    dLse = compare({lse.data(), lseStrides}, {refLse.data(), lseStrides},
+                   lseShape);
+  double oTol = o.tol ? *o.tol : std::max(2.0 * sameDtypeErr, 1e-3);
+  bool ok = dO.nans == 0 && dO.maxErr <= oTol &&
+            (!k.abi.lse || (dLse.nans == 0 && dLse.maxErr <= o.lseTol));
+
+  float ms = 0.0f;
+  int warmup = o.repeat > 1 ? 3 : 0;
+  if (flashrt_time_ms(k.handle, &t[0], &t[1], &t[2], &t[3], lseArg, nullptr,
+                      warmup, int(o.repeat), &ms))
+    return runtimeFail("timing @" + o.func);
+
+  std::string line =
+      "B=" + std::to_string(c.b) + " Hq=" + std::to_string(c.hq) +
+      " Hkv=" + std::to_string(c.hkv) + " Sq=" + std::to_string(c.sq) +
+      " Sk=" + std::to_string(c.sk) + " D=" + std::to_string(d) +
+      " Dv=" + std::to_string(dv) + " layout=" + o.layout +
+      ": max|dO|=" + format("%.1e", dO.maxErr) + " (tol " +
+      format("%.1e", oTol) + (o.tol ? " from --tol" : "") +
+      ", same-dtype ref err " + format("%.1e", sameDtypeErr) + ") max|dLSE|=" +
+      (k.abi.lse ? format("%.1e", dLse.maxErr) : std::string("n/a")) +
+      " time=" + format("%.3g", ms) + " ms";
+  if (dO.nans || dLse.nans)
+    line += " NaN/unwritten: O=" + std::to_string(dO.nans) +
+            " LSE=" + std::to_string(dLse.nans);
+  std::printf("%s  %s\n", line.c_str(), ok ? "PASS" : "FAIL");
+  std::fflush(stdout);
+  return ok ? 0 : 1;
+}
+
+} // namespace
+
+bool flash::run::wantsGpuMode(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--artifact", 10) == 0 ||
+        std::strncmp(argv[i], "-artifact", 9) == 0)
+      return true;
+  return false;
+}
+
+int flash::run::gpuMain(int argc, char **argv) {
+  Options o;
+  std::string err = parseArgs(argc, argv, o);
+  if (o.help) {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (!err.empty())
+    return fail(err);
+  std::vector<Case> cases;
+  err = parseShapes(o.shapes, cases);
+  if (!err.empty())
+    return fail(err);
+  if (o.device)
+    setenv("FLASHRT_DEVICE", std::to_string(*o.device).c_str(), 1);
+
+  Kernel k;
+  if (flashrt_open(o.artifact.c_str(), o.func.c_str(), &k.handle))
+    return fail(flashrt_last_error());
+  struct Closer {
+    flashrt_kernel *h;
+    ~Closer() { flashrt_close(h); }
+  } closer{k.handle};
+  std::string json = flashrt_abi(k.handle);
+  err = flashrt::parseAbi(json, k.abi);
+  if (!err.empty())
+    return fail("@" + o.func + ": " + err);
+  if (k.abi.dtype != FLASHRT_DTYPE_BF16 && k.abi.dtype != FLASHRT_DTYPE_F16)
+    return fail("@" + o.func + " is " + k.abi.dtypeName +
+                "; the GPU mode runs bf16 and f16 kernels");
+  k.dtype.bf16 = k.abi.dtype == FLASHRT_DTYPE_BF16;
+  k.causal = flashrt::abiBool(json, "causal").value_or(false);
+  std::vector<double> window =
+      flashrt::abiNumbers(json, "window").value_or(std::vector<double>{-1, -1});
+  if (window.size() != 2)
+    return fail("@" + o.func + ": \"window\" is not [left, right]");
+  k.windowLeft = window[0] < 0 ? -1 : int64_t(window[0]);
+  k.windowRight = window[1] < 0 ? -1 : int64_t(window[1]);
+  k.softcap = flashrt::abiNumber(json, "softcap").value_or(0.0);
+  k.scale = flashrt::abiNumber(json, "scale").value_or(0.0);
+  if (!(k.scale > 0.0))
+    k.scale = 1.0 / std::sqrt(double(k.abi.headDim));
+
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case &c = cases[i];
+    std::string what = "case " + std::to_string(i + 1) + " (" +
+                       std::to_string(c.b) + "," + std::to_string(c.hq) + "," +
+                       std::to_string(c.hkv) + "," + std::to_string(c.sq) +
+                       "," + std::to_string(c.sk) + "): ";
+    if (c.d != -1 && c.d != k.abi.headDim)
+      return fail(what + "--shapes gives D=" + std::to_string(c.d) + " but @" +
+                  o.func + " has D=" + std::to_string(k.abi.headDim));
+    if (c.dv != -1 && c.dv != k.abi.headDimV)
+      return fail(what + "--shapes gives Dv=" + std::to_string(c.dv) +
+                  " but @" + o.func +
+                  " has Dv=" + std::to_string(k.abi.headDimV));
+    // Keeps a typo in --shapes from allocating the machine away.
+    double widest = double(std::max(k.abi.headDim, k.abi.headDimV));
+    if (double(c.b) * double(std::max(c.hq * c.sq, c.hkv * c.sk)) * widest >
+        double(int64_t(1) << 32))
+      return fail(what + "too large (over 2^32 elements in one tensor)");
+  }
+
+  uint64_t seed = o.seed ? *o.seed : std::random_device{}();
+  std::mt19937 rng(seed);
+  int major = 0, minor = 0, sms = 0;
+  flashrt_device_info(&major, &minor, &sms);
+  std::printf("flash-run: @%s seed=%llu (replay with --seed=%llu)\n",
+              o.func.c_str(), (unsigned long long)seed,
+              (unsigned long long)seed);
+  std::printf("flash-run: %s on sm_%d%d (%d SMs): %s\n", o.artifact.c_str(),
+              major, minor, sms, json.c_str());
+  unsigned passed = 0;
+  for (const Case &c : cases) {
+    int rc = runCase(k, c, o, rng);
+    if (rc == 2)
+      return 2;
+    passed += rc == 0;
+  }
+  std::printf("flash-run: %u/%zu cases passed\n", passed, cases.size());
+  return passed == cases.size() ? 0 : 1;
+}
