@@ -84,9 +84,9 @@ FLASHRT_API const char *flashrt_abi(const flashrt_kernel *k);
 /* Runs the attention O = softmax(Q K^T * scale) V (and LSE) on `stream` (a
  * CUstream; NULL is the legacy default stream). Checks first: ranks, sizes
  * consistent across tensors, Hq % Hkv == 0, head dims, dtype and LSE presence
- * as the artifact expects, 16-byte aligned data, innermost stride 1, other
- * strides of Q/K/V/O multiples of 8 elements (16-byte rows), LSE contiguous,
- * and that the data is device memory of the artifact's GPU covering the view.
+ * as the artifact expects, innermost stride 1, Q/K/V/O 16-byte aligned with
+ * other strides multiples of 8 elements (16-byte rows), and that the data is
+ * device memory of the artifact's GPU covering each view.
  * An empty problem (batch, heads or query length 0) returns FLASHRT_OK
  * without a launch. Waits for the kernel unless flashrt_set_async(1). */
 FLASHRT_API int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,

@@ -316,10 +316,18 @@ TEST_F(Args, Overflow) {
   expectInvalid("K sizes and strides overflow 64 bits");
 }
 
-TEST_F(Args, LseMustBeContiguous) {
-  lse.strides[1] = 40;
-  lse.strides[0] = 160;
-  expectInvalid("LSE must be contiguous [B, Hq, Sq]: stride of dim 1 is 40");
+TEST_F(Args, LseStrides) {
+  lse.strides[1] = 40; // Padded rows are fine: LSE is written per element.
+  lse.strides[0] = 161;
+  EXPECT_EQ(run(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  lse.data = static_cast<char *>(lse.data) + 4;
+  EXPECT_EQ(run(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  lse.data = static_cast<char *>(lse.data) + 2;
+  expectInvalid("LSE data 0x");
+  expectInvalid("is not 4-byte aligned");
+  lse = p.lse(lseBuf.data());
+  lse.strides[2] = 2;
+  expectInvalid("LSE must have innermost stride 1, not 2");
 }
 
 TEST_F(Args, UnitDimStridesAreIgnored) {
