@@ -178,8 +178,7 @@ extern "C" FLASHRT_API void *mgpuModuleLoadJIT(const void *data, int optLevel) {
     noteLoadFailure(0);
     return nullptr;
   }
-  static char log[4096];
-  log[0] = '\0';
+  char log[4096] = "";
   int options[] = {CU_JIT_OPTIMIZATION_LEVEL, /*CU_JIT_ERROR_LOG_BUFFER=*/5,
                    /*CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES=*/6};
   void *values[] = {reinterpret_cast<void *>(intptr_t(optLevel)), log,
