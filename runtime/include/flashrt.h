@@ -85,8 +85,9 @@ FLASHRT_API const char *flashrt_abi(const flashrt_kernel *k);
  * CUstream; NULL is the legacy default stream). Checks first: ranks, sizes
  * consistent across tensors, Hq % Hkv == 0, head dims, dtype and LSE presence
  * as the artifact expects, innermost stride 1, Q/K/V/O 16-byte aligned with
- * other strides multiples of 8 elements (16-byte rows), and that the data is
- * device memory of the artifact's GPU covering each view.
+ * other strides multiples of 8 elements (16-byte rows), each view under 2 GiB
+ * (the kernels index with 32 bits, unless the ABI says "index_bits":64), and
+ * that the data is device memory of the artifact's GPU covering each view.
  * An empty problem (batch, heads or query length 0) returns FLASHRT_OK
  * without a launch. Waits for the kernel unless flashrt_set_async(1). */
 FLASHRT_API int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,

@@ -218,6 +218,10 @@ std::string flashrt::parseAbi(const std::string &json, Abi &abi) {
     return "\"head_dim_v\" is not a positive integer";
   abi.headDimV = dv ? int64_t(*dv) : abi.headDim;
   abi.lse = abiBool(json, "lse").value_or(false);
+  std::optional<double> bits = abiNumber(json, "index_bits");
+  if (bits && *bits != 32 && *bits != 64)
+    return "\"index_bits\" must be 32 or 64";
+  abi.indexBits = bits ? int(*bits) : 32;
 
   abi.arch = abiString(json, "arch").value_or("");
   if (!abi.arch.empty()) {

@@ -37,6 +37,9 @@ struct Abi {
   std::string arch; // "sm_90", "sm_90a", "" if absent.
   int archMajor = 0, archMinor = 0;
   bool archSpecific = false; // "sm_90a": runs on exactly that arch.
+  /// Width of the kernel's index arithmetic ("index_bits", default 32: the
+  /// kernels address tensors with 32-bit offsets).
+  int indexBits = 32;
 };
 
 /// Parses the fields of Abi; returns "" or what is missing or malformed.

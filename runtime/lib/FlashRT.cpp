@@ -196,8 +196,16 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
     if (reinterpret_cast<uintptr_t>(t.data) % align != 0)
       return invalid(name + " data " + hex(t.data) + " is not " +
                      std::to_string(align) + "-byte aligned");
-    if (viewBytes(t, a.elemBytes) < 0)
+    int64_t bytes = viewBytes(t, a.elemBytes);
+    if (bytes < 0)
       return invalid(name + " sizes and strides overflow 64 bits");
+    // Kernels with 32-bit index arithmetic (flash-to-gpu's) address each
+    // tensor with signed 32-bit offsets.
+    if (abi.indexBits == 32 && bytes > INT32_MAX)
+      return invalid(name + "'s view spans " + std::to_string(bytes) +
+                     " bytes; " + k->func +
+                     " indexes with 32 bits and takes less than 2 GiB per "
+                     "tensor");
     // A dim of size 1 is never stepped over, so its stride does not matter
     // (PyTorch leaves arbitrary ones there).
     if (t.sizes[t.rank - 1] > 1 && t.strides[t.rank - 1] != 1)

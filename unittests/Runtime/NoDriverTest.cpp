@@ -316,6 +316,16 @@ TEST_F(Args, Overflow) {
   expectInvalid("K sizes and strides overflow 64 bits");
 }
 
+TEST_F(Args, TwoGiBViews) {
+  // 32-bit kernel indexing: every view must span less than 2 GiB.
+  k.strides[0] = int64_t(1) << 30; // Batch 1 starts 2 GiB in.
+  expectInvalid("K's view spans 2147501568 bytes; fake indexes with 32 bits "
+                "and takes less than 2 GiB per tensor");
+  k = p.k(kBuf.data());
+  lse.strides[0] = int64_t(1) << 29;
+  expectInvalid("LSE's view spans");
+}
+
 TEST_F(Args, LseStrides) {
   lse.strides[1] = 40; // Padded rows are fine: LSE is written per element.
   lse.strides[0] = 161;
@@ -392,6 +402,7 @@ TEST(AbiReader, Fields) {
   EXPECT_EQ(flashrt::abiString(json, "func"), "attn");
   EXPECT_EQ(flashrt::abiNumber(json, "y"), std::nullopt);
   EXPECT_EQ(flashrt::abiString(json, "missing"), std::nullopt);
+  EXPECT_EQ(abi.indexBits, 32);
 }
 
 TEST(AbiReader, Defaults) {
@@ -419,6 +430,10 @@ TEST(AbiReader, Malformed) {
                               abi),
             "\"arch\" 'gfx90a' is not of the form sm_XY");
   EXPECT_EQ(flashrt::parseAbi("not json", abi), "no \"dtype\"");
+  EXPECT_EQ(flashrt::parseAbi("{\"dtype\":\"f16\",\"head_dim\":64,"
+                              "\"index_bits\":16}",
+                              abi),
+            "\"index_bits\" must be 32 or 64");
   EXPECT_EQ(flashrt::parseAbi("{\"dtype\":\"f16\",\"head_dim\":", abi),
             "no positive integer \"head_dim\"");
 }
