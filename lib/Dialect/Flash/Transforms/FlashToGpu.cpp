@@ -179,19 +179,38 @@ private:
   }
   Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
   Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fmax(Value x, Value y) {
-    return arith::MaxNumFOp::create(b, loc, x, y);
+  // max, ex2, lg2 and tanh as NVVM intrinsics (one instruction each), not
+  // libdevice calls: gpu-module-to-binary leaves some libdevice calls
+  // unresolved in modules with several large kernels (ptxas then fails).
+  Value intrinsic(StringRef name, ValueRange args) {
+    return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
+                                         args)
+        .getResult(0);
+  }
+  Value fmax(Value x, Value y) { return intrinsic("llvm.maxnum.f32", {x, y}); }
+  /// Natural log through lg2.approx (LSE only: relative error ~2^-22).
+  Value log(Value x) {
+    return fmul(intrinsic("llvm.nvvm.lg2.approx.f", {x}),
+                cf(1.0 / kLog2e));
+  }
+  /// tanh.approx.f32 (sm_75+), FA2's softcap tanh: LLVM 22 has no NVVM
+  /// intrinsic for it, so this is the one-instruction inline PTX.
+  Value tanh(Value x) {
+    return LLVM::InlineAsmOp::create(
+               b, loc, f32, ValueRange{x},
+               b.getStringAttr("tanh.approx.f32 $0, $1;"),
+               b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(),
+               LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+  Value fma(Value x, Value y, Value z) {
+    return intrinsic("llvm.fma.f32", {x, y, z});
   }
   /// 2^x as one MUFU.EX2 (ex2.approx.ftz.f32, FA2's exp2f under
   /// --use_fast_math): math.exp2 goes through libdevice's non-ftz
   /// ex2.approx.f32, which adds a denormal fix-up around it. P and alpha
   /// below 2^-126 are flushed to 0, which the f32 sum cannot see anyway.
-  Value exp2(Value x) {
-    return LLVM::CallIntrinsicOp::create(b, loc, f32,
-                                         b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
-                                         ValueRange{x})
-        .getResult(0);
-  }
+  Value exp2(Value x) { return intrinsic("llvm.nvvm.ex2.approx.ftz.f", {x}); }
   Value shflXor(Value v, int32_t offset) {
     return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
         .getShuffleResult();
@@ -213,7 +232,8 @@ private:
 
   // --- FA2 pieces -----------------------------------------------------------
   void emitTileCopy(KernelTensor &src, Value rowStart, Value rowLimit,
-                    Value planeOffset, Value smemOffset, int64_t rows);
+                    Value planeOffset, Value smemOffset, int64_t rows,
+                    bool predicated);
   void emitKVCopy(Value kvStart, Value stage);
   SmallVector<Value> emitScores(Value stage);
   void emitSoftcap(SmallVectorImpl<Value> &s, TileUpdateOp update);
@@ -357,47 +377,58 @@ Value KernelEmitter::swizzled(Value row, Value chunk) {
 }
 
 /// cp.async of a [rows][d] tile starting at sequence row `rowStart` of the
-/// (batch, head) plane at element offset `planeOffset`: rows at or past
-/// `rowLimit` are zero-filled (src-size 0) from a safe in-plane address.
+/// (batch, head) plane at element offset `planeOffset`. Each thread copies
+/// the same 16-byte column chunk of every `threads / (d / 8)`-th row, so its
+/// source address advances by one constant stride per copy. With
+/// `predicated`, rows at or past `rowLimit` are zero-filled (src-size 0,
+/// from the plane's first row, a safe address); blocks known to be full
+/// skip the predicate.
 void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
                                  Value rowLimit, Value planeOffset,
-                                 Value smemOffset, int64_t rows) {
+                                 Value smemOffset, int64_t rows,
+                                 bool predicated) {
   int64_t chunksPerRow = d / 8;
   int64_t total = rows * chunksPerRow;
+  assert(threads % chunksPerRow == 0 && total % threads == 0 &&
+         "checked by checkSupported");
+  int64_t rowsPerPass = threads / chunksPerRow;
+  Value r0 = arith::DivUIOp::create(b, loc, tid, c(chunksPerRow));
+  Value ch = arith::RemUIOp::create(b, loc, tid, c(chunksPerRow));
+  Value planePtr = globalPtr(src.ptr, mul(planeOffset, c(src.eltBytes)));
+  Value elem = add(mul(add(rowStart, r0), src.strideS), mul(ch, c(8)));
+  Value gptr = globalPtr(planePtr, mul(elem, c(src.eltBytes)));
+  Value step = mul(src.strideS, c(rowsPerPass * src.eltBytes));
   for (int64_t i = 0; i * threads < total; ++i) {
-    Value id = add(tid, c(i * threads));
-    Value r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
-    Value ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
-    Value row = add(rowStart, r);
-    Value valid = cmp(arith::CmpIPredicate::slt, row, rowLimit);
-    Value elem = add(planeOffset,
-                     add(mul(sel(valid, row, c(0)), src.strideS),
-                         mul(ch, c(8))));
-    Value gptr = globalPtr(src.ptr, mul(elem, c(src.eltBytes)));
+    Value r = add(r0, c(i * rowsPerPass));
     Value sptr = smemPtr(add(smemOffset, swizzled(r, ch)));
-    Value bytes = arith::SelectOp::create(b, loc, valid, ci32(16), ci32(0));
-    auto copy = [&]() {
-      NVVM::CpAsyncOp::create(b, loc, sptr, gptr, 16,
-                              NVVM::LoadCacheModifierKind::CG, bytes);
-    };
-    if (total % threads == 0 || (i + 1) * threads <= total) {
-      copy();
-    } else {
-      auto inRange = cmp(arith::CmpIPredicate::ult, id, c(total));
-      auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      copy();
+    Value from = gptr, bytes;
+    if (predicated) {
+      Value valid = cmp(arith::CmpIPredicate::slt, add(rowStart, r), rowLimit);
+      from = sel(valid, gptr, planePtr);
+      bytes = sel(valid, ci32(16), ci32(0));
     }
+    NVVM::CpAsyncOp::create(b, loc, sptr, from, 16,
+                            NVVM::LoadCacheModifierKind::CG, bytes);
+    if ((i + 1) * threads < total)
+      gptr = globalPtr(gptr, step);
   }
 }
 
+/// K and V of the block starting at `kvStart` into `stage`; only a block
+/// that crosses the end of the keys pays for the row predicate.
 void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
   Value tileBytes = c(bn * d * 2);
   Value kOff = add(c(bm * d * 2), mul(stage, tileBytes));
   Value vOff = add(c(bm * d * 2 + 2 * bn * d * 2), mul(stage, tileBytes));
-  emitTileCopy(k, kvStart, seqK, kvPlane, kOff, bn);
-  emitTileCopy(v, kvStart, seqK, kvPlane, vOff, bn);
+  Value full = cmp(arith::CmpIPredicate::sle, add(kvStart, c(bn)), seqK);
+  auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  for (bool predicated : {false, true}) {
+    b.setInsertionPointToStart(predicated ? &ifOp.getElseRegion().front()
+                                          : &ifOp.getThenRegion().front());
+    emitTileCopy(k, kvStart, seqK, kvPlane, kOff, bn, predicated);
+    emitTileCopy(v, kvStart, seqK, kvPlane, vOff, bn, predicated);
+  }
 }
 
 SmallVector<Value> KernelEmitter::ldmatrix(Value byteOffset, bool transpose) {
@@ -501,7 +532,7 @@ void KernelEmitter::emitSoftcap(SmallVectorImpl<Value> &s,
   double cap = softcap->convertToDouble();
   Value pre = cf(update.getScale().convertToDouble() / cap), post = cf(cap);
   for (Value &x : s)
-    x = fmul(math::TanhOp::create(b, loc, fmul(x, pre)), post);
+    x = fmul(tanh(fmul(x, pre)), post);
 }
 
 void KernelEmitter::emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
@@ -568,17 +599,17 @@ void KernelEmitter::emitOnlineSoftmax(SmallVectorImpl<Value> &s,
       Value negMs = arith::NegFOp::create(b, loc, ms);
       // alpha = exp2(m_old * c * log2e - ms)
       Value alpha =
-          exp2(math::FmaOp::create(b, loc, m[row], cLog2e, negMs));
+          exp2(fma(m[row], cLog2e, negMs));
       // P = exp2(S * c * log2e - ms): one FFMA + EX2 per element.
       Value rowSum = cf(0.0);
       for (int64_t nt = 0; nt < nTiles; ++nt)
         for (int64_t e = 0; e < 2; ++e) {
           Value &x = s[frag(mt, nt, 2 * h + e, nTiles)];
-          x = exp2(math::FmaOp::create(b, loc, x, cLog2e, negMs));
+          x = exp2(fma(x, cLog2e, negMs));
           rowSum = fadd(rowSum, x);
         }
       // l = l * alpha + rowsum(P) (thread-partial; reduced in the epilogue)
-      l[row] = math::FmaOp::create(b, loc, l[row], alpha, rowSum);
+      l[row] = fma(l[row], alpha, rowSum);
       m[row] = rmax;
       for (int64_t dt = 0; dt < dTiles; ++dt)
         for (int64_t e = 0; e < 2; ++e) {
@@ -660,7 +691,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
       if (t.lseView) {
         Value lseVal = sel(empty, ninf,
                            fadd(fmul(m[rowIdx], cf(cFactor)),
-                                math::LogOp::create(b, loc, sum)));
+                                log(sum)));
         Value row = add(row0, localRow);
         Value store = arith::AndIOp::create(
             b, loc, cmp(arith::CmpIPredicate::eq, tq, c(0)),
@@ -779,7 +810,7 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   }
 
   // Prologue: Q and the first K/V block in flight.
-  emitTileCopy(q, row0, seqQ, qPlane, c(0), bm);
+  emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
   {
     auto ifOp = scf::IfOp::create(b, loc, acc.second, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
@@ -958,11 +989,17 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
   if (bn % 16 != 0)
     return anchor->emitOpError("flash-to-gpu: block_n = ")
            << bn << " must be a multiple of 16";
+  int64_t chunksPerRow = headDim / 8, threads = 32 * warps;
+  if (threads % chunksPerRow != 0 || (bn * chunksPerRow) % threads != 0 ||
+      (bm * chunksPerRow) % threads != 0)
+    return anchor->emitOpError("flash-to-gpu: ")
+           << threads << " threads cannot split the " << bm << "/" << bn
+           << " x " << headDim << " tiles into whole 16-byte copies";
   int64_t smem = (bm * headDim + 4 * bn * headDim) * 2;
   if (smem > smemLimitKB * 1024)
     return anchor->emitOpError("flash-to-gpu: the tiles need ")
            << smem << " bytes of shared memory, over the target's "
-           << smemLimitKB << " KiB";
+           << int64_t(smemLimitKB) << " KiB";
   return success();
 }
 
@@ -1013,6 +1050,14 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
   // The host entry point gets a C interface, and the compiled artifact
   // describes itself (dtype, head dim, mask, config) for the runtime.
   hostFunc->setAttr("llvm.emit_c_interface", hb.getUnitAttr());
+  // Shortest round-trip decimal of an f32 attribute (formatv's default
+  // keeps 2 digits, which changed the scale the checks used).
+  auto exact = [](double x) {
+    llvm::SmallString<32> str;
+    APFloat(float(x)).toString(str, /*FormatPrecision=*/0,
+                              /*FormatMaxPadding=*/0);
+    return std::string(str);
+  };
   std::string abi;
   {
     llvm::raw_string_ostream os(abi);
@@ -1030,8 +1075,9 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
         "\"block_m\":{10},\"block_n\":{11},\"warps\":{12},\"stages\":2,"
         "\"smem_bytes\":{13},\"kernel\":\"{14}\"}",
         hostFunc.getName(), elt.isBF16() ? "bf16" : "f16", headDim,
-        u.getCausal() ? "true" : "false", left, right, cap,
-        u.getScale().convertToDouble(), t.lseView ? "true" : "false", chip,
+        u.getCausal() ? "true" : "false", left, right, exact(cap),
+        exact(u.getScale().convertToDouble()), t.lseView ? "true" : "false",
+        chip,
         config.getBlockM(), config.getBlockN(), config.getNumWarps(),
         emitter.smemBytes(), name);
   }

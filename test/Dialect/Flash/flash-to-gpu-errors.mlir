@@ -1,0 +1,83 @@
+// RUN: flash-opt %s --flash-tile --flash-to-gpu -split-input-file -verify-diagnostics
+
+// What flash-to-gpu does not generate yet is refused at the op, not
+// miscompiled: f32 is the CPU path's type.
+!T = memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>
+func.func @f32(%q: !T, %k: !T, %v: !T, %o: !T) {
+  // expected-error @+1 {{flash-to-gpu: element type 'f32' is not supported on the GPU (bf16 or f16)}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
+  return
+}
+
+// -----
+
+!Q = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+!V = memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @dv(%q: !Q, %k: !Q, %v: !V, %o: !V) {
+  // expected-error @+1 {{head dim of V different from Q/K is not supported yet}}
+  flash.attention ins(%q, %k, %v : !Q, !Q, !V) outs(%o : !V)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x96xf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @d96(%q: !T, %k: !T, %v: !T, %o: !T) {
+  // expected-error @+1 {{head dim 96 is not supported (32, 64, 128, 192, 256)}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @stages(%q: !T, %k: !T, %v: !T, %o: !T) {
+  // expected-error @+1 {{only a 2-stage cp.async pipeline is generated (stages = 3)}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 3>}
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @rows_per_warp(%q: !T, %k: !T, %v: !T, %o: !T) {
+  // expected-error @+1 {{block_m = 48 needs 16 or 32 rows per warp (warps = 4)}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 48, block_n = 64, warps = 4, stages = 2>}
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @block_n(%q: !T, %k: !T, %v: !T, %o: !T) {
+  // expected-error @+1 {{block_n = 8 must be a multiple of 16}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 8, warps = 4, stages = 2>}
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x256xf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @smem(%q: !T, %k: !T, %v: !T, %o: !T) {
+  // expected-error @+1 {{the tiles need 327680 bytes of shared memory, over the target's 227 KiB}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 128, block_n = 128, warps = 4, stages = 2>}
+  return
+}
+
+// -----
+
+// A strided head dim cannot be read with 16-byte copies.
+!T = memref<?x?x?x64xf16, strided<[?, ?, ?, ?], offset: ?>>
+func.func @inner_stride(%q: !T, %k: !T, %v: !T, %o: !T) {
+  // expected-error @+1 {{the head dim must be contiguous (stride 1)}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
+  return
+}
