@@ -46,7 +46,6 @@ _STATUS = {
     6: "launch error",
     7: "CUDA error",
 }
-_DTYPE_CODES = {"float16": 1, "bfloat16": 2, "float32": 3}
 
 _lib = None
 _lib_path = None
@@ -100,13 +99,22 @@ def load_runtime(path=None):
     lib.flashrt_close.argtypes = [ptr]
     lib.flashrt_attention.restype = i32
     lib.flashrt_attention.argtypes = [ptr] + [tensor_p] * 5 + [ptr]
+    lib.flashrt_time_ms.restype = i32
+    lib.flashrt_time_ms.argtypes = ([ptr] + [tensor_p] * 5 +
+                                    [ptr, i32, i32, ctypes.POINTER(ctypes.c_float)])
     lib.flashrt_set_async.restype = None
     lib.flashrt_set_async.argtypes = [i32]
+    lib.flashrt_set_pointer_checks.restype = None
+    lib.flashrt_set_pointer_checks.argtypes = [i32]
     lib.flashrt_device_info.restype = i32
     lib.flashrt_device_info.argtypes = [ctypes.POINTER(i32)] * 3
     # PyTorch launches asynchronously; so do we (errors in a running kernel
     # surface at the next synchronisation, as with PyTorch's own kernels).
     lib.flashrt_set_async(1)
+    # PyTorch CUDA tensors are device memory, in bounds of their storage
+    # (PyTorch checks views) and Kernel checks their device: the driver
+    # queries per tensor would only add latency to small launches.
+    lib.flashrt_set_pointer_checks(0)
     _lib, _lib_path = lib, found
     return lib
 
@@ -126,39 +134,55 @@ def device_info():
     return major.value, minor.value, sms.value
 
 
+_torch = None
+_torch_dtypes = None
+
+
+def _get_torch():
+    """PyTorch, imported on first use; None without it."""
+    global _torch, _torch_dtypes
+    if _torch is None:
+        try:
+            import torch
+        except ImportError:
+            torch = False
+        _torch = torch
+        if torch:
+            _torch_dtypes = {torch.float16: 1, torch.bfloat16: 2, torch.float32: 3}
+    return _torch or None
+
+
 def _torch_cuda_context():
     """Makes PyTorch initialise CUDA first where it can, so that the runtime
     finds PyTorch's context current and loads the kernel into it."""
+    torch = _get_torch()
     try:
-        import torch
-        if torch.cuda.is_available():
+        if torch is not None and torch.cuda.is_available():
             torch.cuda.init()
             torch.cuda.current_device()
-    except Exception:  # noqa: BLE001 - no PyTorch: the runtime picks a device
+    except Exception:  # noqa: BLE001 - the runtime then picks a device itself
         pass
 
 
-def _check_tensor(name, t, rank):
-    for attr in ("data_ptr", "stride", "dim", "dtype", "shape"):
-        if not hasattr(t, attr):
-            raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
-    if t.dim() != rank:
-        raise FlashError(f"{name} must have rank {rank}, has shape {tuple(t.shape)}")
-    if not getattr(t, "is_cuda", False):
-        raise FlashError(f"{name} is on {getattr(t, 'device', 'the host')}; pass CUDA tensors")
+_I64x4 = ctypes.c_int64 * 4
 
 
-def _describe(t):
-    s = _Tensor()
-    s.data = t.data_ptr() or None
-    s.rank = t.dim()
-    for i in range(t.dim()):
-        s.sizes[i] = t.shape[i]
-        s.strides[i] = t.stride(i)
-    s.dtype = _DTYPE_CODES.get(str(t.dtype).replace("torch.", ""), 0)
-    if s.dtype == 0:
-        raise FlashError(f"unsupported dtype {t.dtype}")
-    return s
+def _describe(name, t):
+    shape, strides = t.shape, t.stride()
+    if len(shape) > 4:
+        raise FlashError(f"{name} has rank {len(shape)}, expected 4 (3 for lse)")
+    code = _torch_dtypes.get(t.dtype, 0)
+    if code == 0:
+        raise FlashError(f"{name} has unsupported dtype {t.dtype}")
+    return _Tensor(t.data_ptr() or None, _I64x4(*shape), _I64x4(*strides), len(shape), code)
+
+
+def _raw_stream(torch, device):
+    """The current stream's cudaStream_t on `device`, as an int."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw(device)
+    return torch.cuda.current_stream(device).cuda_stream
 
 
 def _empty_like_layout(torch, q, dv):
@@ -190,35 +214,44 @@ class Kernel:
             raise _error(self._lib, rc, f"cannot open {func} in {self.artifact_path}")
         self._handle = handle
         self.abi = json.loads(self._lib.flashrt_abi(handle).decode())
+        self._has_lse = bool(self.abi.get("lse"))
+        self._dv = int(self.abi.get("head_dim_v") or self.abi.get("head_dim") or 0)
 
     def __call__(self, q, k, v, out=None, lse=None):
         """Attention of q, k, v into out (and lse, f32 [B, Hq, Sq]), allocated
         when not given. Returns (out, lse) if the kernel writes LSE, else out."""
         if self._handle is None:
             raise FlashError(f"{self.func}: the kernel is closed")
-        for name, t in (("q", q), ("k", k), ("v", v)):
-            _check_tensor(name, t, 4)
-        if out is not None:
-            _check_tensor("out", out, 4)
-        if lse is not None:
-            _check_tensor("lse", lse, 3)
-        import torch
-        has_lse = bool(self.abi.get("lse"))
+        torch = _get_torch()
+        args = (("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse))
+        for name, t in args:
+            if t is None and name in ("out", "lse"):
+                continue
+            if torch is None or not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+        # The runtime leaves the pointer checks to PyTorch (see load_runtime),
+        # so the devices are checked here.
+        device = q.get_device()
+        if device < 0:
+            raise FlashError(f"q is on {q.device}; pass CUDA tensors")
+        for name, t in args[1:]:
+            if t is not None and t.get_device() != device:
+                raise FlashError(f"{name} is on {t.device}, q on cuda:{device}")
         if out is None:
-            dv = int(self.abi.get("head_dim_v") or q.shape[3])
-            out = _empty_like_layout(torch, q, dv)
-        if lse is None and has_lse:
+            out = _empty_like_layout(torch, q, self._dv or q.shape[3])
+        if lse is None and self._has_lse:
             lse = torch.empty(q.shape[0], q.shape[1], q.shape[2], dtype=torch.float32,
                               device=q.device)
-        descs = [_describe(t) for t in (q, k, v, out)]
-        lse_desc = ctypes.byref(_describe(lse)) if lse is not None else None
-        with torch.cuda.device(q.device):
-            stream = torch.cuda.current_stream(q.device).cuda_stream
-            rc = self._lib.flashrt_attention(self._handle, *[ctypes.byref(d) for d in descs],
-                                             lse_desc, ctypes.c_void_p(stream))
+        descs = [ctypes.byref(_describe(n, t)) for n, t in (("q", q), ("k", k), ("v", v), ("out", out))]
+        descs.append(ctypes.byref(_describe("lse", lse)) if lse is not None else None)
+        if torch.cuda.current_device() == device:
+            rc = self._lib.flashrt_attention(self._handle, *descs, _raw_stream(torch, device))
+        else:
+            with torch.cuda.device(device):
+                rc = self._lib.flashrt_attention(self._handle, *descs, _raw_stream(torch, device))
         if rc:
             raise _error(self._lib, rc, self.func)
-        return (out, lse) if has_lse else out
+        return (out, lse) if self._has_lse else out
 
     def close(self):
         """Unloads the artifact (also done when the Kernel is collected)."""

@@ -114,6 +114,13 @@ FLASHRT_API void flashrt_close(flashrt_kernel *k);
  * stream returns at once, as PyTorch expects. */
 FLASHRT_API void flashrt_set_async(int on);
 
+/* Process-wide, default on: flashrt_attention asks the driver about every
+ * tensor (device memory, its device, its view inside the allocation). That
+ * costs about a microsecond per tensor; callers whose tensors are known to
+ * be device memory of the current device, in bounds (PyTorch CUDA tensors
+ * are), may turn it off. Every other check stays. */
+FLASHRT_API void flashrt_set_pointer_checks(int on);
+
 /* Small device helpers for tools without PyTorch. They use the current CUDA
  * context, else the primary context of $FLASHRT_DEVICE (default 0). */
 FLASHRT_API int flashrt_malloc(void **ptr, size_t bytes);

@@ -16,6 +16,7 @@
 #include "Status.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
@@ -40,6 +41,13 @@ using Entry5 = void (*)(MemRef4 *, MemRef4 *, MemRef4 *, MemRef4 *, MemRef3 *);
 
 /// cp.async moves 16-byte chunks: rows must start on 16-byte boundaries.
 constexpr int64_t kAlignBytes = 16;
+
+/// flashrt_set_pointer_checks's process-wide flag; never destroyed, like
+/// the rest of the runtime's state.
+std::atomic<bool> &pointerChecks() {
+  static auto *flag = new std::atomic<bool>(true);
+  return *flag;
+}
 
 std::string hex(const void *p) {
   char buf[32];
@@ -337,8 +345,9 @@ int prepare(flashrt_kernel *k, const flashrt_tensor *q,
     return rc;
   if (call.empty)
     return FLASHRT_OK;
-  if (int rc = checkDeviceMemory(args, nargs))
-    return rc;
+  if (pointerChecks().load(std::memory_order_relaxed))
+    if (int rc = checkDeviceMemory(args, nargs))
+      return rc;
   call.k = k;
   call.q = descriptor4(*q);
   call.kk = descriptor4(*kk);
@@ -437,6 +446,10 @@ extern "C" int flashrt_open(const char *artifact_path, const char *func,
   kernel->func = func;
   *out = kernel.release();
   return clearError();
+}
+
+extern "C" void flashrt_set_pointer_checks(int on) {
+  pointerChecks().store(on != 0);
 }
 
 extern "C" const char *flashrt_abi(const flashrt_kernel *k) {

@@ -316,6 +316,18 @@ TEST_F(FakeDriver, HostPointer) {
   EXPECT_EQ(fake().launches, 0);
 }
 
+TEST_F(FakeDriver, PointerChecksCanBeTurnedOff) {
+  open();
+  setUp(Problem());
+  fake().allocDevice = 1;
+  k.data = alloc(p.kBytes());
+  flashrt_set_pointer_checks(0);
+  EXPECT_EQ(run(), FLASHRT_OK) << lastError();
+  flashrt_set_pointer_checks(1);
+  EXPECT_EQ(run(), FLASHRT_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(fake().launches, 1);
+}
+
 TEST_F(FakeDriver, OtherDevice) {
   open();
   setUp(Problem());
