@@ -6,7 +6,7 @@
 // two stages of K/V would not fit the target's shared memory.
 
 // CHECK-LABEL: func.func @d64
-// CHECK: config = #flash.config<block_m = 128, block_n = 128, warps = 4, stages = 2>
+// CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
 func.func @d64(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x8x?x64xbf16>, %v: tensor<1x8x?x64xbf16>) -> tensor<1x8x?x64xbf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>) -> tensor<1x8x?x64xbf16>
   return %o : tensor<1x8x?x64xbf16>

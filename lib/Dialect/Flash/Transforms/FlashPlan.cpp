@@ -41,8 +41,11 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       int64_t elementBytes =
           cast<ShapedType>(op.getQuery().getType()).getElementTypeBitWidth() /
           8;
-      // FA2's table (flash_fwd_launch_template.h, sm80/sm90).
-      int64_t blockM = 128, blockN = d <= 64 ? 128 : 64;
+      // FA2's table (flash_fwd_launch_template.h, sm80/sm90), except for
+      // hdim <= 64: FA2 takes 128 x 128, but our kernel is 1.06x FA2 at
+      // 128 x 64 and 0.93x at 128 x 128, where S needs 128 registers and
+      // ptxas spills (H200, bench/results/2026-11-29-h200-tune.txt).
+      int64_t blockM = 128, blockN = 64;
       int64_t warps = d <= 128 ? 4 : 8;
       if (d > 192 && smemBytes(blockM, blockN, s.headDim, s.headDimV, stages,
                                elementBytes) > smemPerBlockKB * 1024) {
