@@ -18,6 +18,8 @@ a kernel is called, so this module imports (and opens artifacts) without it.
 import ctypes
 import json
 import os
+import struct
+import threading
 
 __all__ = ["FlashError", "Kernel", "load_runtime", "device_info"]
 
@@ -88,7 +90,7 @@ def load_runtime(path=None):
     except OSError as ex:
         raise FlashError(f"cannot load {found}: {ex}") from None
 
-    ptr, i32, tensor_p = ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_Tensor)
+    ptr, i32 = ctypes.c_void_p, ctypes.c_int
     lib.flashrt_last_error.restype = ctypes.c_char_p
     lib.flashrt_last_error.argtypes = []
     lib.flashrt_open.restype = i32
@@ -98,10 +100,8 @@ def load_runtime(path=None):
     lib.flashrt_close.restype = None
     lib.flashrt_close.argtypes = [ptr]
     lib.flashrt_attention.restype = i32
-    lib.flashrt_attention.argtypes = [ptr] + [tensor_p] * 5 + [ptr]
-    lib.flashrt_time_ms.restype = i32
-    lib.flashrt_time_ms.argtypes = ([ptr] + [tensor_p] * 5 +
-                                    [ptr, i32, i32, ctypes.POINTER(ctypes.c_float)])
+    # Tensor arguments are addresses of packed flashrt_tensor (see _ArgBlock).
+    lib.flashrt_attention.argtypes = [ptr] * 7
     lib.flashrt_set_async.restype = None
     lib.flashrt_set_async.argtypes = [i32]
     lib.flashrt_set_pointer_checks.restype = None
@@ -136,19 +136,24 @@ def device_info():
 
 _torch = None
 _torch_dtypes = None
+_raw_stream = None  # device index -> its current cudaStream_t, as an int
+_current_device = None
 
 
 def _get_torch():
     """PyTorch, imported on first use; None without it."""
-    global _torch, _torch_dtypes
+    global _torch, _torch_dtypes, _raw_stream, _current_device
     if _torch is None:
         try:
             import torch
         except ImportError:
             torch = False
-        _torch = torch
         if torch:
             _torch_dtypes = {torch.float16: 1, torch.bfloat16: 2, torch.float32: 3}
+            _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+                lambda d: torch.cuda.current_stream(d).cuda_stream)
+            _current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+        _torch = torch
     return _torch or None
 
 
@@ -164,29 +169,44 @@ def _torch_cuda_context():
         pass
 
 
-_I64x4 = ctypes.c_int64 * 4
+# flashrt_tensor as bytes (data, sizes[4], strides[4], rank, dtype; 80 bytes,
+# no padding): packing into a reused buffer is several times cheaper than
+# building ctypes objects, and small launches are bound by this overhead.
+_TENSOR = struct.Struct("=Q4q4qii")
+assert _TENSOR.size == ctypes.sizeof(_Tensor)
 
 
-def _describe(name, t):
-    shape, strides = t.shape, t.stride()
-    if len(shape) > 4:
-        raise FlashError(f"{name} has rank {len(shape)}, expected 4 (3 for lse)")
-    code = _torch_dtypes.get(t.dtype, 0)
-    if code == 0:
-        raise FlashError(f"{name} has unsupported dtype {t.dtype}")
-    return _Tensor(t.data_ptr() or None, _I64x4(*shape), _I64x4(*strides), len(shape), code)
+class _ArgBlock:
+    """Five flashrt_tensor (Q, K, V, O, LSE); one per Kernel and thread."""
 
+    def __init__(self):
+        self.buf = ctypes.create_string_buffer(5 * _TENSOR.size)
+        base = ctypes.addressof(self.buf)
+        self.ptrs = [base + i * _TENSOR.size for i in range(5)]
 
-def _raw_stream(torch, device):
-    """The current stream's cudaStream_t on `device`, as an int."""
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw(device)
-    return torch.cuda.current_stream(device).cuda_stream
+    def pack(self, i, name, t):
+        code = _torch_dtypes.get(t.dtype, 0)
+        if code == 0:
+            raise FlashError(f"{name} has unsupported dtype {t.dtype}")
+        shape = t.shape
+        n = len(shape)
+        if n == 4:
+            _TENSOR.pack_into(self.buf, i * _TENSOR.size, t.data_ptr(), *shape, *t.stride(), 4, code)
+        elif 0 < n < 4:
+            pad = (0,) * (4 - n)
+            _TENSOR.pack_into(self.buf, i * _TENSOR.size, t.data_ptr(), *shape, *pad,
+                              *t.stride(), *pad, n, code)
+        else:
+            raise FlashError(f"{name} has rank {n}, expected 4 (3 for lse)")
 
 
 def _empty_like_layout(torch, q, dv):
     """Uninitialised [B, Hq, Sq, dv] in q's storage order (BSHD stays BSHD)."""
+    b, h, s = q.shape[0], q.shape[1], q.shape[2]
+    if q.is_contiguous():
+        return torch.empty((b, h, s, dv), dtype=q.dtype, device=q.device)
+    if q.transpose(1, 2).is_contiguous():
+        return torch.empty((b, s, h, dv), dtype=q.dtype, device=q.device).transpose(1, 2)
     order = sorted(range(4), key=lambda d: (-q.stride(d), d))
     if order[-1] != 3:
         order = [0, 1, 2, 3]
@@ -205,6 +225,7 @@ class Kernel:
             raise TypeError(f"func must be a str, not {type(func).__name__}")
         self._lib = load_runtime()
         self._handle = None
+        self._tls = threading.local()
         self.artifact_path = os.fsdecode(artifact_path)
         self.func = func
         _torch_cuda_context()
@@ -223,32 +244,38 @@ class Kernel:
         if self._handle is None:
             raise FlashError(f"{self.func}: the kernel is closed")
         torch = _get_torch()
-        args = (("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse))
-        for name, t in args:
-            if t is None and name in ("out", "lse"):
-                continue
-            if torch is None or not isinstance(t, torch.Tensor):
+        tensor = torch.Tensor if torch is not None else ()
+        for name, t in (("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse)):
+            if not isinstance(t, tensor) and (t is not None or name in ("q", "k", "v")):
                 raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
         # The runtime leaves the pointer checks to PyTorch (see load_runtime),
         # so the devices are checked here.
         device = q.get_device()
         if device < 0:
             raise FlashError(f"q is on {q.device}; pass CUDA tensors")
-        for name, t in args[1:]:
-            if t is not None and t.get_device() != device:
-                raise FlashError(f"{name} is on {t.device}, q on cuda:{device}")
         if out is None:
             out = _empty_like_layout(torch, q, self._dv or q.shape[3])
         if lse is None and self._has_lse:
             lse = torch.empty(q.shape[0], q.shape[1], q.shape[2], dtype=torch.float32,
                               device=q.device)
-        descs = [ctypes.byref(_describe(n, t)) for n, t in (("q", q), ("k", k), ("v", v), ("out", out))]
-        descs.append(ctypes.byref(_describe("lse", lse)) if lse is not None else None)
-        if torch.cuda.current_device() == device:
-            rc = self._lib.flashrt_attention(self._handle, *descs, _raw_stream(torch, device))
+        block = getattr(self._tls, "block", None)
+        if block is None:
+            block = self._tls.block = _ArgBlock()
+        for i, (name, t) in enumerate((("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse))):
+            if t is None:
+                continue
+            if t.get_device() != device:
+                raise FlashError(f"{name} is on {t.device}, q on cuda:{device}")
+            block.pack(i, name, t)
+        p = block.ptrs
+        lse_ptr = p[4] if lse is not None else None
+        if _current_device() == device:
+            rc = self._lib.flashrt_attention(self._handle, p[0], p[1], p[2], p[3], lse_ptr,
+                                             _raw_stream(device))
         else:
             with torch.cuda.device(device):
-                rc = self._lib.flashrt_attention(self._handle, *descs, _raw_stream(torch, device))
+                rc = self._lib.flashrt_attention(self._handle, p[0], p[1], p[2], p[3], lse_ptr,
+                                                 _raw_stream(device))
         if rc:
             raise _error(self._lib, rc, self.func)
         return (out, lse) if self._has_lse else out
