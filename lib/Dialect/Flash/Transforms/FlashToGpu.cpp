@@ -215,6 +215,21 @@ private:
     return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
         .getShuffleResult();
   }
+  /// Pairwise reduction: log2(n) dependent steps instead of n, which the
+  /// profile asked for (ncu: 2.0 of 5.7 cycles per instruction were
+  /// fixed-latency dependency stalls with serial row max/sum chains).
+  Value tree(SmallVector<Value> vals,
+             llvm::function_ref<Value(Value, Value)> combine) {
+    while (vals.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < vals.size(); i += 2)
+        next.push_back(combine(vals[i], vals[i + 1]));
+      if (vals.size() % 2)
+        next.push_back(vals.back());
+      vals = std::move(next);
+    }
+    return vals.front();
+  }
   /// Byte address in the dynamic shared memory.
   Value smemPtr(Value byteOffset) {
     return LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(), smemBase,
@@ -586,10 +601,13 @@ void KernelEmitter::emitOnlineSoftmax(SmallVectorImpl<Value> &s,
     for (int64_t h = 0; h < 2; ++h) {
       int64_t row = mt * 2 + h;
       // m_new = max(m, rowmax S)
-      Value rmax = m[row];
+      SmallVector<Value> rowVals;
       for (int64_t nt = 0; nt < nTiles; ++nt)
         for (int64_t e = 0; e < 2; ++e)
-          rmax = fmax(rmax, s[frag(mt, nt, 2 * h + e, nTiles)]);
+          rowVals.push_back(s[frag(mt, nt, 2 * h + e, nTiles)]);
+      Value rmax = fmax(m[row], tree(rowVals, [&](Value x, Value y) {
+                          return fmax(x, y);
+                        }));
       rmax = fmax(rmax, shflXor(rmax, 1));
       rmax = fmax(rmax, shflXor(rmax, 2));
       // ms = m_new * c * log2e, or 0 while the row has seen no key.
@@ -601,13 +619,15 @@ void KernelEmitter::emitOnlineSoftmax(SmallVectorImpl<Value> &s,
       Value alpha =
           exp2(fma(m[row], cLog2e, negMs));
       // P = exp2(S * c * log2e - ms): one FFMA + EX2 per element.
-      Value rowSum = cf(0.0);
+      SmallVector<Value> probs;
       for (int64_t nt = 0; nt < nTiles; ++nt)
         for (int64_t e = 0; e < 2; ++e) {
           Value &x = s[frag(mt, nt, 2 * h + e, nTiles)];
           x = exp2(fma(x, cLog2e, negMs));
-          rowSum = fadd(rowSum, x);
+          probs.push_back(x);
         }
+      Value rowSum =
+          tree(probs, [&](Value x, Value y) { return fadd(x, y); });
       // l = l * alpha + rowsum(P) (thread-partial; reduced in the epilogue)
       l[row] = fma(l[row], alpha, rowSum);
       m[row] = rmax;
