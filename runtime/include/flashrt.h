@@ -68,12 +68,12 @@ typedef struct flashrt_tensor {
  * Valid until the next flashrt call on this thread. */
 FLASHRT_API const char *flashrt_last_error(void);
 
-/* Opens `artifact_path` (a file path, also without a slash; dlopen RTLD_NOW |
- * RTLD_LOCAL), finds
- * `_mlir_ciface_<func>` and its ABI record `<func>_flash_abi`, and reports
- * what the artifact's constructor met while loading its GPU module: no
- * driver, no device, a GPU of another architecture (FLASHRT_ERR_ARCH, also
- * checked against the ABI's "arch"), a module the driver rejects. */
+/* Opens `artifact_path` (a file path, also without a slash) with dlopen
+ * (RTLD_NOW | RTLD_LOCAL), finds `_mlir_ciface_<func>` and its ABI record
+ * `<func>_flash_abi`, and reports what the artifact's constructor met while
+ * loading its GPU module: no driver, no device, a GPU of another architecture
+ * (FLASHRT_ERR_ARCH, also checked against the ABI's "arch"), a module the
+ * driver rejects. */
 FLASHRT_API int flashrt_open(const char *artifact_path, const char *func,
                              flashrt_kernel **out);
 
@@ -116,7 +116,7 @@ FLASHRT_API void flashrt_set_async(int on);
 
 /* Process-wide, default on: flashrt_attention asks the driver about every
  * tensor (device memory, its device, its view inside the allocation). That
- * costs about a microsecond per tensor; callers whose tensors are known to
+ * costs about 0.5 us per tensor; callers whose tensors are known to
  * be device memory of the current device, in bounds (PyTorch CUDA tensors
  * are), may turn it off. Every other check stays. */
 FLASHRT_API void flashrt_set_pointer_checks(int on);
