@@ -37,4 +37,4 @@ if [ -n "$PTX" ]; then
     --flash-lower-to-gpu="chip=$CHIP format=isa" -o "$TMP/isa.mlir"
   python3 "$ROOT/scripts/extract-gpu-object.py" "$TMP/isa.mlir" "$PTX"
 fi
-printf 'flash-compile: %s -> %s (%s) in %.1f s\n' "$IN" "$OUT" "$CHIP" "$(echo "$end - $start" | bc)"
+awk -v s="$start" -v e="$end" -v i="$IN" -v o="$OUT" -v c="$CHIP" 'BEGIN { printf "flash-compile: %s -> %s (%s) in %.1f s\n", i, o, c, e - s }'
