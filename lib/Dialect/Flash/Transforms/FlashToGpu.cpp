@@ -264,6 +264,10 @@ private:
   SmallVector<Value> ldmatrix(Value byteOffset, bool transpose);
   SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bFrag,
                          ArrayRef<Value> acc);
+  /// acc tiles (mt, n0) and (mt, n0 + 1) += A[mt] * B for every m-tile,
+  /// where `bRegs` is one ldmatrix x4 holding both n-tiles' B fragments.
+  void mmaTilePair(ArrayRef<SmallVector<Value>> aFrags, ArrayRef<Value> bRegs,
+                   SmallVectorImpl<Value> &acc, int64_t n0, int64_t nTiles);
   Value packPair(Value lo, Value hi);
   /// Index of the f32 accumulator element: tile (mt, nt), register r.
   static int64_t frag(int64_t mt, int64_t nt, int64_t r, int64_t nTiles) {
@@ -487,6 +491,20 @@ SmallVector<Value> KernelEmitter::mma(ArrayRef<Value> a, ArrayRef<Value> bFrag,
   return out;
 }
 
+void KernelEmitter::mmaTilePair(ArrayRef<SmallVector<Value>> aFrags,
+                                ArrayRef<Value> bRegs,
+                                SmallVectorImpl<Value> &acc, int64_t n0,
+                                int64_t nTiles) {
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t first = frag(mt, n0 + h, 0, nTiles);
+      SmallVector<Value> r =
+          mma(aFrags[mt], {bRegs[2 * h], bRegs[2 * h + 1]},
+              ArrayRef<Value>(acc).slice(first, 4));
+      llvm::copy(r, acc.begin() + first);
+    }
+}
+
 /// Two f32 -> one 32-bit register of two bf16/f16 (cvt.rn.*x2.f32).
 Value KernelEmitter::packPair(Value lo, Value hi) {
   auto v2f32 = VectorType::get({2}, f32);
@@ -521,16 +539,7 @@ SmallVector<Value> KernelEmitter::emitScores(Value stage) {
       Value row = add(c(16 * p), add(lo8, mul(hi16, c(8))));
       SmallVector<Value> kf =
           ldmatrix(add(kBase, swizzled(row, add(c(2 * ks), mid))), false);
-      for (int64_t mt = 0; mt < mTiles; ++mt)
-        for (int64_t h = 0; h < 2; ++h) {
-          int64_t nt = 2 * p + h;
-          SmallVector<Value> accIn(s.begin() + frag(mt, nt, 0, nTiles),
-                                   s.begin() + frag(mt, nt, 4, nTiles));
-          SmallVector<Value> r =
-              mma(aFrags[mt], {kf[2 * h], kf[2 * h + 1]}, accIn);
-          for (int64_t i = 0; i < 4; ++i)
-            s[frag(mt, nt, i, nTiles)] = r[i];
-        }
+      mmaTilePair(aFrags, kf, s, 2 * p, nTiles);
     }
   }
   return s;
@@ -664,16 +673,7 @@ void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
       Value row = add(c(16 * kp), add(lo8, mul(mid, c(8))));
       SmallVector<Value> vf =
           ldmatrix(add(vBase, swizzled(row, add(c(2 * q2), hi16))), true);
-      for (int64_t mt = 0; mt < mTiles; ++mt)
-        for (int64_t h = 0; h < 2; ++h) {
-          int64_t dt = 2 * q2 + h;
-          SmallVector<Value> accIn(acc.begin() + frag(mt, dt, 0, dTiles),
-                                   acc.begin() + frag(mt, dt, 4, dTiles));
-          SmallVector<Value> r =
-              mma(aFrags[mt], {vf[2 * h], vf[2 * h + 1]}, accIn);
-          for (int64_t i = 0; i < 4; ++i)
-            acc[frag(mt, dt, i, dTiles)] = r[i];
-        }
+      mmaTilePair(aFrags, vf, acc, 2 * q2, dTiles);
     }
   }
 }
