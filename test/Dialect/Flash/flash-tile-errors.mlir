@@ -19,17 +19,8 @@ func.func @alibi(%q: memref<1x1x8x64xf32>, %o: memref<1x1x8x64xf32>, %s: memref<
 
 // -----
 
-func.func @kv_lens(%q: memref<1x1x8x64xf32>, %o: memref<1x1x8x64xf32>, %l: memref<1xi32>) {
-  // expected-error @+1 {{flash-tile does not lower 'kv_lens' yet}}
-  flash.attention ins(%q, %q, %q : memref<1x1x8x64xf32>, memref<1x1x8x64xf32>, memref<1x1x8x64xf32>) kv_lens(%l : memref<1xi32>) outs(%o : memref<1x1x8x64xf32>)
-      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
-  return
-}
-
-// -----
-
 func.func @splits(%q: memref<1x1x8x64xf32>, %o: memref<1x1x8x64xf32>) {
-  // expected-error @+1 {{flash-tile does not lower split-KV (splits > 1) yet}}
+  // expected-error @+1 {{has splits = 4 in its #flash.config: run flash-split-kv before flash-tile}}
   flash.attention ins(%q, %q, %q : memref<1x1x8x64xf32>, memref<1x1x8x64xf32>, memref<1x1x8x64xf32>) outs(%o : memref<1x1x8x64xf32>)
       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = 4>}
   return

@@ -132,6 +132,34 @@ static FailureOr<ShapedType> verifyServingOperand(AttentionOp op, Value value,
   return type;
 }
 
+/// The partial form (flash-split-kv): f32 O_part [S, B, Hq, Sq, Dv] and
+/// LSE_part [S, B, Hq, Sq] on memrefs.
+static LogicalResult verifyPartialOutputs(AttentionOp op,
+                                          const AttentionShape &s,
+                                          ValueRange outputs) {
+  if (!op.hasPureBufferSemantics() || outputs.size() != 2)
+    return op.emitOpError("the partial (split-KV) form takes O_part and "
+                          "LSE_part memrefs as 'outs'");
+  auto oType = cast<ShapedType>(outputs[0].getType());
+  auto lseType = cast<ShapedType>(outputs[1].getType());
+  int64_t splits = oType.getDimSize(0);
+  SmallVector<int64_t> oShape = {splits, s.batch, s.headsQ, s.seqQ,
+                                 s.headDimV};
+  if (!shapeCompatible(oType.getShape(), oShape))
+    return op.emitOpError() << "O_part must have shape [S, B, Hq, Sq, Dv] = "
+                            << shapeStr(oShape) << ", got "
+                            << shapeStr(oType.getShape());
+  SmallVector<int64_t> lseShape = {splits, s.batch, s.headsQ, s.seqQ};
+  if (lseType.getRank() != 4 ||
+      !shapeCompatible(lseType.getShape(), lseShape))
+    return op.emitOpError() << "LSE_part must have shape [S, B, Hq, Sq] = "
+                            << shapeStr(lseShape) << ", got "
+                            << shapeStr(lseType.getShape());
+  if (!oType.getElementType().isF32() || !lseType.getElementType().isF32())
+    return op.emitOpError("O_part and LSE_part must be f32");
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   // Q, K, V: rank-4 tensors or rank-4 strided memrefs, all of one kind.
   std::pair<Value, StringRef> qkv[] = {
@@ -320,6 +348,8 @@ LogicalResult AttentionOp::verify() {
                            << out.getType();
   }
   auto oType = cast<ShapedType>(outputs[0].getType());
+  if (oType.getRank() == 5)
+    return verifyPartialOutputs(*this, s, outputs);
   SmallVector<int64_t> oShape = {s.batch, s.headsQ, s.seqQ, s.headDimV};
   if (!shapeCompatible(oType.getShape(), oShape))
     return emitOpError() << "output must have shape [B, Hq, Sq, Dv] = "
@@ -360,6 +390,59 @@ void AttentionOp::getEffects(
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
   }
+}
+
+//===----------------------------------------------------------------------===//
+// CombineOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CombineOp::verify() {
+  auto part = cast<MemRefType>(getPartialOut().getType());
+  auto partLse = cast<MemRefType>(getPartialLse().getType());
+  if (getOuts().empty() || getOuts().size() > 2)
+    return emitOpError() << "expects O and optionally LSE as 'outs', got "
+                         << getOuts().size();
+  if (part.getRank() != 5 || partLse.getRank() != 4)
+    return emitOpError("partial_out must be [S, B, H, Sq, Dv] and "
+                       "partial_lse [S, B, H, Sq]");
+  if (!part.getElementType().isF32() || !partLse.getElementType().isF32())
+    return emitOpError("partial_out and partial_lse must be f32");
+  if (!shapeCompatible(partLse.getShape(), part.getShape().drop_back()))
+    return emitOpError() << "partial_lse shape " << shapeStr(partLse.getShape())
+                         << " does not match partial_out "
+                         << shapeStr(part.getShape());
+  for (Value v : getOuts())
+    if (!isStridedMemRef(v.getType()))
+      return emitOpError() << "outputs must be strided memrefs, got "
+                           << v.getType();
+  auto o = cast<MemRefType>(getOutput().getType());
+  if (o.getRank() != 4 ||
+      !shapeCompatible(o.getShape(), part.getShape().drop_front()))
+    return emitOpError() << "O must have shape [B, H, Sq, Dv] = "
+                         << shapeStr(part.getShape().drop_front()) << ", got "
+                         << shapeStr(o.getShape());
+  if (Value lse = getLse()) {
+    auto t = cast<MemRefType>(lse.getType());
+    if (t.getRank() != 3 ||
+        !shapeCompatible(t.getShape(), partLse.getShape().drop_front()) ||
+        !t.getElementType().isF32())
+      return emitOpError() << "LSE must be f32 [B, H, Sq] = "
+                           << shapeStr(partLse.getShape().drop_front())
+                           << ", got " << t;
+  }
+  return success();
+}
+
+void CombineOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &operand : getOperation()->getOpOperands())
+    if (operand.getOperandNumber() >= 2)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
 }
 
 //===----------------------------------------------------------------------===//

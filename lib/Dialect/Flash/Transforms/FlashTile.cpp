@@ -156,16 +156,53 @@ Value readBlock(IndexBuilder &ib, Value src, Value batch, Value head,
                                  ib.loc, ib.b);
 }
 
+/// Paged K/V ([pages, Hkv, page_size, D]): the same [rows, dim] block,
+/// gathered through the block table. Key j = start + r of sequence `batch`
+/// is slot j % page_size of page table[batch, j / page_size]; rows at or
+/// past `limit` read key 0's slot (always mapped) and are zeroed.
+Value readPagedBlock(IndexBuilder &ib, Value src, Value table, Value batch,
+                     Value head, Value start, Value limit, int64_t rows) {
+  auto srcType = cast<MemRefType>(src.getType());
+  int64_t dim = srcType.getDimSize(kDimPos);
+  Type elt = srcType.getElementType();
+  Value pageSize = ib.dim(src, kSeqPos);
+  auto type = RankedTensorType::get({rows, dim}, elt);
+  return tensor::GenerateOp::create(
+      ib.b, ib.loc, type, ValueRange{},
+      [&](OpBuilder &nb, Location nloc, ValueRange idx) {
+        IndexBuilder lib{nb, nloc};
+        Value j = lib.add(start, idx[0]);
+        Value valid = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt,
+                                            j, limit);
+        Value jc = arith::SelectOp::create(nb, nloc, valid, j, lib.c(0));
+        Value entry = memref::LoadOp::create(
+            nb, nloc, table, ValueRange{batch, lib.divui(jc, pageSize)});
+        Value page = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
+                                                entry);
+        Value slot = arith::RemUIOp::create(nb, nloc, jc, pageSize);
+        Value x = memref::LoadOp::create(nb, nloc, src,
+                                         ValueRange{page, head, slot, idx[1]});
+        Value zero = arith::ConstantOp::create(nb, nloc, nb.getZeroAttr(elt));
+        tensor::YieldOp::create(
+            nb, nloc, arith::SelectOp::create(nb, nloc, valid, x, zero));
+      });
+}
+
 /// Writes the first `count` rows of the [rows, ...] tile `value` into the
 /// (b, h) plane of `dst` at row `start`.
 void writeBlock(IndexBuilder &ib, Value value, Value dst, Value batch,
-                Value head, Value start, Value count) {
+                Value head, Value start, Value count, Value split = {}) {
   auto dstType = cast<MemRefType>(dst.getType());
   auto tileType = cast<RankedTensorType>(value.getType());
   bool hasDim = tileType.getRank() == 2;
   SmallVector<OpFoldResult> offsets = {batch, head, start};
   SmallVector<OpFoldResult> sizes = {ib.b.getIndexAttr(1), ib.b.getIndexAttr(1),
                                      count};
+  // The partial outputs of split-KV lead with the split index.
+  if (split) {
+    offsets.insert(offsets.begin(), split);
+    sizes.insert(sizes.begin(), ib.b.getIndexAttr(1));
+  }
   SmallVector<int64_t> sliceShape = {ShapedType::kDynamic};
   if (hasDim) {
     offsets.push_back(ib.b.getIndexAttr(0));
@@ -224,6 +261,8 @@ AttentionOp FlashTilePass::toBufferForm(IRRewriter &rewriter, AttentionOp op) {
   };
   Value q = toBuffer(op.getQuery()), k = toBuffer(op.getKey()),
         v = toBuffer(op.getValue());
+  Value lens = op.getKvLens() ? toBuffer(op.getKvLens()) : Value();
+  Value table = op.getBlockTable() ? toBuffer(op.getBlockTable()) : Value();
   // Output buffers, sized from the dims of Q (batch, heads, seq).
   SmallVector<Value> outs;
   for (Value result : op.getResults()) {
@@ -237,8 +276,8 @@ AttentionOp FlashTilePass::toBufferForm(IRRewriter &rewriter, AttentionOp op) {
         dynSizes));
   }
   auto bufferOp = AttentionOp::create(
-      rewriter, loc, TypeRange(), q, k, v, /*alibi_slopes=*/Value(),
-      /*kv_lens=*/Value(), /*block_table=*/Value(), /*cu_seqlens_q=*/Value(),
+      rewriter, loc, TypeRange(), q, k, v, /*alibi_slopes=*/Value(), lens,
+      table, /*cu_seqlens_q=*/Value(),
       /*cu_seqlens_k=*/Value(), outs, op.getScaleAttr(), op.getCausalAttr(),
       op.getWindowAttr(), op.getSoftcapAttr(), op.getConfigAttr());
   SmallVector<Value> results;
@@ -253,7 +292,7 @@ AttentionOp FlashTilePass::toBufferForm(IRRewriter &rewriter, AttentionOp op) {
 std::optional<std::pair<int64_t, int64_t>>
 FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
   AttentionShape s = op.getShape();
-  if (ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
+  if (op.getKvLens() || op.isPartial() || ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
       ShapedType::isDynamic(s.seqQ) || ShapedType::isDynamic(s.seqK))
     return std::nullopt;
   MaskBounds mask = MaskBounds::get(op);
@@ -274,8 +313,6 @@ FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
 
 LogicalResult FlashTilePass::tile(AttentionOp op) {
   for (auto [operand, name] : {std::pair{op.getAlibiSlopes(), "alibi"},
-                               {op.getKvLens(), "kv_lens"},
-                               {op.getBlockTable(), "block_table"},
                                {op.getCuSeqlensQ(), "cu_seqlens"}})
     if (operand)
       return op.emitOpError()
@@ -284,9 +321,10 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   if (!config)
     return op.emitOpError("has no #flash.config: run flash-plan first or "
                           "write one by hand");
-  if (config.getNumSplits() != 1)
-    return op.emitOpError("flash-tile does not lower split-KV (splits > 1) "
-                          "yet");
+  if (config.getNumSplits() != 1 && !op.isPartial())
+    return op.emitOpError("has splits = ")
+           << config.getNumSplits()
+           << " in its #flash.config: run flash-split-kv before flash-tile";
 
   IRRewriter rewriter(op.getContext());
   if (!op.hasPureBufferSemantics())
@@ -306,6 +344,11 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
 
   Value batch = ib.dim(q, kBatchPos), headsQ = ib.dim(q, kHeadsPos);
   Value seqQ = ib.dim(q, kSeqPos), seqK = ib.dim(k, kSeqPos);
+  Value table = op.getBlockTable(), lens = op.getKvLens();
+  // Paged: the capacity is pages per sequence times the page size.
+  if (table)
+    seqK = ib.mul(ib.dim(table, 1), ib.dim(k, kSeqPos));
+  bool partial = op.isPartial();
   Value group = ib.divui(headsQ, ib.dim(k, kHeadsPos));
   Value numMBlocks = ib.ceilDiv(seqQ, ib.c(bm));
   Type f32 = rewriter.getF32Type();
@@ -314,10 +357,13 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
 
   // The grid: one program per (Q row block, query head, batch), as FA2's
   // dim3 grid(num_m_block, b, h).
-  auto grid = scf::ParallelOp::create(rewriter, loc,
-                                      ValueRange{ib.c(0), ib.c(0), ib.c(0)},
-                                      ValueRange{numMBlocks, headsQ, batch},
-                                      ValueRange{ib.c(1), ib.c(1), ib.c(1)});
+  // Split-KV adds a fourth axis: the split.
+  SmallVector<Value> gridUb = {numMBlocks, headsQ, batch};
+  if (partial)
+    gridUb.push_back(ib.dim(out, 0));
+  SmallVector<Value> zeros(gridUb.size(), ib.c(0)),
+      ones(gridUb.size(), ib.c(1));
+  auto grid = scf::ParallelOp::create(rewriter, loc, zeros, gridUb, ones);
   grid->setAttr("flash.config", config);
   // Pass statistics are compiled out of no-assert LLVM builds (Debian's),
   // so the static counts are also recorded on the grid for users and tests.
@@ -331,9 +377,18 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   Value mBlock = grid.getInductionVars()[0];
   Value head = grid.getInductionVars()[1];
   Value b = grid.getInductionVars()[2];
+  Value split = partial ? grid.getInductionVars()[3] : Value();
   // GQA/MQA: query head h reads KV head h / (Hq / Hkv).
   Value kvHead = ib.divui(head, group);
   Value row0 = ib.mul(mBlock, ib.c(bm));
+  // KV-cache lengths: this sequence's keys are [0, kv_lens[b]), clamped to
+  // the cache so a bad length cannot read past it.
+  if (lens) {
+    Value len = arith::IndexCastOp::create(
+        rewriter, loc, rewriter.getIndexType(),
+        memref::LoadOp::create(rewriter, loc, lens, ValueRange{b}));
+    seqK = ib.min(ib.max(len, ib.c(0)), seqK);
+  }
 
   // The Q block stays on chip for the whole KV loop.
   Value qBlock = readBlock(ib, q, b, head, row0, seqQ, bm);
@@ -351,6 +406,18 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       fill(rowType, 0.0f)};
 
   KVRanges<Value> ranges = kvRanges(ib, mask, bm, bn, row0, seqQ, seqK);
+  if (partial) {
+    // Split s owns blocks [s * per, (s + 1) * per) of the sequence's
+    // ceil(Sk / BN) blocks, per = ceil(blocks / S) (FA2's n_blocks_per_split);
+    // every range is clipped to it, so masks and peeling are unchanged.
+    Value blocks = ib.ceilDiv(seqK, ib.c(bn));
+    Value per = ib.ceilDiv(blocks, gridUb.back());
+    Value lo = ib.mul(split, per);
+    Value hi = ib.min(ib.add(lo, per), blocks);
+    auto clip = [&](Value x) { return ib.max(lo, ib.min(x, hi)); };
+    ranges = {clip(ranges.nMin), clip(ranges.lEnd), clip(ranges.rStart),
+              clip(ranges.nMax)};
+  }
 
   // One KV loop over [lb, ub): block index = `reversed` ? ub - 1 - iv : iv.
   auto emitLoop = [&](Value lb, Value ub, bool masked, bool reversed,
@@ -363,8 +430,12 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
           Value block =
               reversed ? lib.sub(lib.sub(ub, lib.c(1)), iv) : lib.add(lb, iv);
           Value col0 = lib.mul(block, lib.c(bn));
-          Value kBlock = readBlock(lib, k, b, kvHead, col0, seqK, bn);
-          Value vBlock = readBlock(lib, v, b, kvHead, col0, seqK, bn);
+          Value kBlock =
+              table ? readPagedBlock(lib, k, table, b, kvHead, col0, seqK, bn)
+                    : readBlock(lib, k, b, kvHead, col0, seqK, bn);
+          Value vBlock =
+              table ? readPagedBlock(lib, v, table, b, kvHead, col0, seqK, bn)
+                    : readBlock(lib, v, b, kvHead, col0, seqK, bn);
           auto update = TileUpdateOp::create(
               nb, nloc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
               vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,
@@ -397,9 +468,9 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       op.getSoftcapAttr());
   // Tail rows of the last block are computed but not stored.
   Value rows = ib.min(ib.c(bm), ib.sub(seqQ, row0));
-  writeBlock(ib, finalize.getOut(), out, b, head, row0, rows);
+  writeBlock(ib, finalize.getOut(), out, b, head, row0, rows, split);
   if (lse)
-    writeBlock(ib, finalize.getLse(), lse, b, head, row0, rows);
+    writeBlock(ib, finalize.getLse(), lse, b, head, row0, rows, split);
 
   rewriter.eraseOp(op);
   ++numTiled;

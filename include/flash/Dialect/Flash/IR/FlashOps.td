@@ -62,6 +62,14 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     optionally LSE (`[B, Hq, Sq]`, f32). Memref form: writes them into
     `outs(...)` and returns nothing.
 
+    Partial form (what `flash-split-kv` produces, memrefs only): the outputs
+    are `O_part` `[S, B, Hq, Sq, Dv]` and `LSE_part` `[S, B, Hq, Sq]`, both
+    f32. The keys of sequence `b` fall into `ceil(Sk_b / BlockN)` blocks of
+    `#flash.config`'s BlockN, dealt to the `S` splits in contiguous runs of
+    `ceil(blocks / S)`; split `s` writes the attention over its keys alone
+    (a split with no visible key writes O = 0, LSE = -inf), and
+    `flash.combine` merges the splits.
+
     Example:
     ```mlir
     %o, %lse = flash.attention
@@ -120,6 +128,12 @@ def Flash_AttentionOp : Flash_Op<"attention", [
       auto outs = getOutputs();
       return outs.size() > 1 ? outs[1] : ::mlir::Value();
     }
+    /// The partial form of flash-split-kv: f32 O and LSE with a leading
+    /// split dimension.
+    bool isPartial() {
+      return ::llvm::cast<::mlir::ShapedType>(getOutput().getType())
+                 .getRank() == 5;
+    }
     /// The scale actually applied: the attribute or 1/sqrt(D).
     double getEffectiveScale();
     /// Window bounds, -1 where unbounded or absent.
@@ -127,6 +141,44 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     int64_t getWindowRight();
     /// Named dimension roles of the operands (see AttentionShape).
     AttentionShape getShape();
+  }];
+}
+
+def Flash_CombineOp : Flash_Op<"combine", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Merge split-KV partial attentions by logsumexp";
+  let description = [{
+    Flash-Decoding's second kernel: given the per-split outputs of a partial
+    `flash.attention` (`O_part` `[S, B, H, Sq, Dv]`, `LSE_part`
+    `[S, B, H, Sq]`, f32), writes for every row
+
+    ```
+    LSE = log(sum_s exp(LSE_part[s]))
+    O   = sum_s exp(LSE_part[s] - LSE) * O_part[s]
+    ```
+
+    A split that saw no key has `LSE_part = -inf` and weight 0; a row whose
+    splits all saw no key gets O = 0 and LSE = -inf, as `flash.attention`.
+    Memref form only: O `[B, H, Sq, Dv]` in any element type, optional LSE
+    `[B, H, Sq]` f32.
+
+    ```mlir
+    flash.combine ins(%op, %lp : memref<?x?x?x?x128xf32>, memref<?x?x?x?xf32>)
+        outs(%o : memref<?x?x?x128xbf16>)
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$partial_out, AnyMemRef:$partial_lse,
+                       Variadic<AnyMemRef>:$outs);
+  let assemblyFormat = [{
+    `ins` `(` $partial_out `,` $partial_lse `:` type($partial_out) `,`
+      type($partial_lse) `)` `outs` `(` $outs `:` type($outs) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getOutput() { return getOuts()[0]; }
+    ::mlir::Value getLse() {
+      return getOuts().size() > 1 ? getOuts()[1] : ::mlir::Value();
+    }
   }];
 }
 
