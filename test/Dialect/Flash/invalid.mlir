@@ -372,8 +372,8 @@ func.func @case45(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: te
 // -----
 
 func.func @case46(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{splits must be positive, got 0}}
-  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = 0>} -> tensor<2x8x128x64xf16>
+  // expected-error @+1 {{splits must be >= 0 (0 = chosen at run time), got -2}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = -2>} -> tensor<2x8x128x64xf16>
   return
 }
 

@@ -42,7 +42,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "warps must be positive, got " << numWarps;
   if (numStages <= 0)
     return emitError() << "stages must be positive, got " << numStages;
-  if (numSplits <= 0)
-    return emitError() << "splits must be positive, got " << numSplits;
+  if (numSplits < 0)
+    return emitError() << "splits must be >= 0 (0 = chosen at run time), got "
+                       << numSplits;
   return success();
 }

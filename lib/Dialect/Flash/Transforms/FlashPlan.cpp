@@ -53,8 +53,21 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         blockM = 64;
         warps = 4;
       }
+      // Decode and short chunks (static Sq <= 64, e.g. after flash-fold-gqa):
+      // Flash-Decoding. Query blocks shrink to the rows there are (16 rows
+      // = one warp's m16 tile; FA2's split kernel uses 64), and the split
+      // count is left to run time (splits = 0, flash-split-kv). The tensor
+      // form is not split.
+      int64_t splits = 1;
+      if (!ShapedType::isDynamic(s.seqQ) && s.seqQ <= 64 && d <= 128) {
+        blockM = s.seqQ <= 16 ? 16 : 64;
+        warps = blockM / 16;
+        blockN = 64;
+        if (op.hasPureBufferSemantics() && !op.isPartial())
+          splits = 0;
+      }
       op.setConfigAttr(ConfigAttr::get(op.getContext(), blockM, blockN, warps,
-                                       stages, /*numSplits=*/1));
+                                       stages, splits));
       ++numPlanned;
     });
   }

@@ -238,9 +238,16 @@ struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
     for (AttentionOp op : ops)
       if (failed(tile(op)))
         return signalPassFailure();
+    SmallVector<CombineOp> combines;
+    getOperation()->walk([&](CombineOp op) { combines.push_back(op); });
+    for (CombineOp op : combines)
+      tileCombine(op);
   }
 
   LogicalResult tile(AttentionOp op);
+  /// flash.combine as its own grid: one program per (row, head, batch), the
+  /// head-dim loop inside it a nested scf.parallel (threads on the GPU).
+  void tileCombine(CombineOp op);
   /// Moves the tensor form onto buffers (to_buffer / alloc / to_tensor) so
   /// that tiling has one form to handle.
   AttentionOp toBufferForm(IRRewriter &rewriter, AttentionOp op);
@@ -475,6 +482,84 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   rewriter.eraseOp(op);
   ++numTiled;
   return success();
+}
+
+void FlashTilePass::tileCombine(CombineOp op) {
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  IndexBuilder ib{rewriter, loc};
+  Value part = op.getPartialOut(), partLse = op.getPartialLse();
+  Value out = op.getOutput(), lse = op.getLse();
+  Type f32 = rewriter.getF32Type();
+  Value splits = ib.dim(part, 0);
+  Value ninf = arith::ConstantOp::create(
+      rewriter, loc,
+      rewriter.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  Value zero = arith::ConstantOp::create(rewriter, loc,
+                                         rewriter.getF32FloatAttr(0.0f));
+  auto grid = scf::ParallelOp::create(
+      rewriter, loc, ValueRange{ib.c(0), ib.c(0), ib.c(0)},
+      ValueRange{ib.dim(part, 3), ib.dim(part, 2), ib.dim(part, 1)},
+      ValueRange{ib.c(1), ib.c(1), ib.c(1)});
+  grid->setAttr("flash.combine", rewriter.getUnitAttr());
+  rewriter.setInsertionPointToStart(grid.getBody());
+  Value r = grid.getInductionVars()[0], h = grid.getInductionVars()[1],
+        b = grid.getInductionVars()[2];
+  auto overSplits = [&](Value init,
+                        function_ref<Value(OpBuilder &, Location, Value, Value)>
+                            body) {
+    return scf::ForOp::create(
+               rewriter, loc, ib.c(0), splits, ib.c(1), ValueRange{init},
+               [&](OpBuilder &nb, Location nloc, Value s, ValueRange args) {
+                 scf::YieldOp::create(nb, nloc, body(nb, nloc, s, args[0]));
+               })
+        .getResult(0);
+  };
+  auto loadLse = [&](OpBuilder &nb, Location nloc, Value s) -> Value {
+    return memref::LoadOp::create(nb, nloc, partLse, ValueRange{s, b, h, r});
+  };
+  // LSE = m + log(sum_s exp(LSE_s - m)); a row no split saw keeps -inf
+  // (m = -inf is replaced by 0 so that no -inf - -inf = NaN appears).
+  Value m = overSplits(ninf, [&](OpBuilder &nb, Location nloc, Value s,
+                                 Value acc) -> Value {
+    return arith::MaxNumFOp::create(nb, nloc, acc, loadLse(nb, nloc, s));
+  });
+  Value isEmpty = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OEQ,
+                                        m, ninf);
+  Value mSafe = arith::SelectOp::create(rewriter, loc, isEmpty, zero, m);
+  Value sum = overSplits(zero, [&](OpBuilder &nb, Location nloc, Value s,
+                                   Value acc) -> Value {
+    Value e = math::ExpOp::create(
+        nb, nloc, arith::SubFOp::create(nb, nloc, loadLse(nb, nloc, s), mSafe));
+    return arith::AddFOp::create(nb, nloc, acc, e);
+  });
+  Value total = arith::SelectOp::create(
+      rewriter, loc, isEmpty, ninf,
+      arith::AddFOp::create(rewriter, loc, mSafe,
+                            math::LogOp::create(rewriter, loc, sum)));
+  if (lse)
+    memref::StoreOp::create(rewriter, loc, total, lse, ValueRange{b, h, r});
+  Value totalSafe = arith::SelectOp::create(rewriter, loc, isEmpty, zero, total);
+  // O = sum_s exp(LSE_s - LSE) O_s, one head-dim element per iteration.
+  auto dims = scf::ParallelOp::create(rewriter, loc, ValueRange{ib.c(0)},
+                                      ValueRange{ib.dim(part, 4)},
+                                      ValueRange{ib.c(1)});
+  rewriter.setInsertionPointToStart(dims.getBody());
+  Value d = dims.getInductionVars()[0];
+  Value acc = overSplits(zero, [&](OpBuilder &nb, Location nloc, Value s,
+                                   Value a) -> Value {
+    Value w = math::ExpOp::create(
+        nb, nloc,
+        arith::SubFOp::create(nb, nloc, loadLse(nb, nloc, s), totalSafe));
+    Value x = memref::LoadOp::create(nb, nloc, part, ValueRange{s, b, h, r, d});
+    return math::FmaOp::create(nb, nloc, w, x, a);
+  });
+  Type outElt = cast<MemRefType>(out.getType()).getElementType();
+  if (outElt != f32)
+    acc = arith::TruncFOp::create(rewriter, loc, outElt, acc);
+  memref::StoreOp::create(rewriter, loc, acc, out, ValueRange{b, h, r, d});
+  rewriter.eraseOp(op);
 }
 
 } // namespace

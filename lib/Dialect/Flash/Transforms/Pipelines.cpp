@@ -22,7 +22,9 @@ using namespace mlir;
 
 void mlir::flash::buildFlashLowerToCPUPipeline(OpPassManager &pm) {
   // The flash stages.
+  pm.addPass(createFlashFoldGQA());
   pm.addPass(createFlashPlan());
+  pm.addPass(createFlashSplitKV());
   pm.addPass(createFlashTile());
   pm.addPass(createFlashOnlineSoftmax());
   pm.addPass(createCanonicalizerPass());
@@ -63,7 +65,8 @@ void mlir::flash::buildFlashLowerToGPUPipeline(
   // cookbook: nvgpu before gpu-to-nvvm, vector-to-llvm after it), the
   // binary, and the host side (gpu.launch_func -> mgpu* runtime calls).
   std::string text = llvm::formatv(
-      "flash-plan{{sm={0} smem-kb={1}},flash-tile,"
+      "flash-fold-gqa,flash-plan{{sm={0} smem-kb={1}},"
+      "flash-split-kv{{smem-kb={1}},flash-tile,"
       "flash-to-gpu{{chip={2} smem-kb={1}},canonicalize,cse,"
       "gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm{{index-bitwidth=32},"
       "convert-vector-to-llvm,convert-ub-to-llvm,convert-nvvm-to-llvm,"

@@ -23,7 +23,7 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     | `block_n` | keys per iteration of the KV loop (FA2's kBlockN) |
     | `warps`   | warps per program; each warp owns block_m / warps rows |
     | `stages`  | depth of the K/V shared-memory pipeline (2 = double buffer) |
-    | `splits`  | KV splits (Flash-Decoding); 1 = no split (default) |
+    | `splits`  | KV splits (Flash-Decoding); 1 = no split (default), 0 = chosen at run time by flash-split-kv |
 
     Example: `#flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>`
   }];

@@ -47,6 +47,69 @@ def FlashPlan : Pass<"flash-plan"> {
   let dependentDialects = ["::mlir::flash::FlashDialect"];
 }
 
+def FlashFoldGQA : Pass<"flash-fold-gqa"> {
+  let summary = "Decode with GQA: fold each KV head's query heads into query "
+                "rows";
+  let description = [{
+    For a `flash.attention` with one query token (Sq = 1) and Hq > Hkv, the
+    G = Hq / Hkv query heads that share a KV head become G rows of one query
+    block: Q `[B, Hq, 1, D]` is viewed as `[B, Hkv, G, D]`, O and LSE alike
+    (a `memref.reinterpret_cast` of the same storage, no copy). Each K/V
+    tile is then read once per group instead of once per query head
+    (FA2's `seqlenq_ngroups_swapped`).
+
+    With one query, `causal` sees every key and is dropped. Hq and Hkv must
+    be static (the folded Sq = G sizes the query block). Ops with a
+    window or ALiBi (whose per-row masks would change meaning), the tensor
+    form and the partial form are left alone.
+  }];
+  let statistics = [
+    Statistic<"numFolded", "num-folded", "Attentions folded">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def FlashSplitKV : Pass<"flash-split-kv"> {
+  let summary = "Flash-Decoding: split the KV axis into partial attentions "
+                "and a logsumexp combine";
+  let description = [{
+    Rewrites each memref-form `flash.attention` whose `#flash.config` has
+    `splits` != 1 into
+
+    * a partial `flash.attention` writing f32 `O_part [S, B, Hq, Sq, Dv]` and
+      `LSE_part [S, B, Hq, Sq]` into scratch buffers (`memref.alloc`, tagged
+      `flash.workspace`; flash-to-gpu allocates them on the device), each
+      split attending to a contiguous run of KV blocks;
+    * `flash.combine`, which merges the splits into O (and LSE) by
+      logsumexp; empty splits (LSE = -inf) weigh nothing.
+
+    `splits = N` fixes S = N. `splits = 0` (what flash-plan writes for
+    decode) chooses S at run time with FlashAttention-2's
+    `num_splits_heuristic`: with `work` = B * Hq * ceil(Sq / BlockM) programs
+    and `slots` = num-sms * ctas-per-sm, S = 1 when work >= 0.8 * slots;
+    else, over S <= min(128, slots, KV blocks) whose blocks per split
+    differ from S - 1's, the smallest S whose wave efficiency
+    (work * S / slots over its ceiling) is >= 85 % of the best. The
+    unsplit attention is kept for S = 1 behind an `scf.if`.
+  }];
+  let options = [
+    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
+           "Number of SMs of the target (H200: 132)">,
+    Option<"ctasPerSM", "ctas-per-sm", "int64_t", /*default=*/"0",
+           "Programs resident per SM; 0 = from the config's shared memory "
+           "and smem-kb">,
+    Option<"smemPerBlockKB", "smem-kb", "int64_t", /*default=*/"227",
+           "Shared memory per SM usable by programs, in KiB">,
+  ];
+  let statistics = [
+    Statistic<"numSplit", "num-split", "Attentions split">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def FlashTile : Pass<"flash-tile"> {
   let summary = "Tile flash.attention into the FlashAttention-2 grid and KV "
                 "loop";
@@ -87,7 +150,8 @@ def FlashTile : Pass<"flash-tile"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
