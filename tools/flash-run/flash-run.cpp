@@ -7,15 +7,28 @@
 //
 //   flash-run FILE.mlir [--func=NAME] --shapes="B,Hq,Hkv,Sq,Sk[,D[,Dv]];..."
 //             [--layout=bhsd|bshd] [--seed=N] [--tol=1e-5] [--repeat=N]
-//             [--pipeline=PIPELINE] [--print-ir] [--reference-attrs=...]
+//             [--page-size=N] [--pipeline=PIPELINE] [--print-ir]
+//             [--reference-attrs=...]
 //
-// The function takes Q, K, V, O and optionally LSE, in that order: rank-4 f32
-// memrefs in logical [batch, heads, seq, dim] order with static head dims
-// (e.g. `memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>`, so that
-// --layout=bshd can pass FA2's [B, S, H, D] storage as strides) and a rank-3
-// `memref<?x?x?xf32>` LSE. The attention semantics (scale, causal, window,
-// softcap) are read from the op before lowering. For hand-written kernels
-// without the op, --reference-attrs gives them instead.
+// The function takes the op's operands in its order: Q, K, V, [kv_lens],
+// [block_table], O, [LSE]. Q/K/V/O are rank-4 f32 memrefs in logical
+// [batch, heads, seq, dim] order with static head dims (e.g.
+// `memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>`, so that
+// --layout=bshd can pass FA2's [B, S, H, D] storage as strides), LSE a
+// rank-3 `memref<?x?x?xf32>`, kv_lens `memref<?xi32>` and block_table
+// `memref<?x?xi32>`. The attention semantics (scale, causal, window,
+// softcap, serving operands) are read from the op before lowering. For
+// hand-written kernels without the op, --reference-attrs gives them instead.
+//
+// KV cache: with kv_lens, sequence b uses only its first kv_lens[b] keys,
+// drawn per case: Sk for b = 0, 0 for b = 1 if B > 2, 1 for b = 2 if B > 3,
+// else uniform in [0, Sk]. With block_table, K
+// and V are a page pool [num_pages, Hkv, page_size, D] (--layout=bshd:
+// stored [num_pages, page_size, Hkv, D], as vLLM/FA2), Sk in --shapes is the
+// capacity pages_per_seq * page_size, the pool holds B * pages_per_seq + 3
+// pages and the table is a fresh random permutation. page_size is K's dim 2,
+// or --page-size where that is dynamic. Every K/V element that holds no live
+// key (past kv_lens, spare pages) is NaN, so reading one fails the case.
 //
 // Output: one line per shape with the max abs errors of O and LSE and the
 // median time, then `flash-run: N/M cases passed`. Exit code 0 if all cases
@@ -58,6 +71,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
 
 using namespace mlir;
@@ -96,13 +110,19 @@ cl::opt<std::string>
 cl::opt<unsigned> repeatOpt("repeat", cl::init(1), cl::cat(runCat),
                             cl::desc("Runs per case; the median time is "
                                      "reported (default 1)"));
+cl::opt<int64_t> pageSizeOpt(
+    "page-size", cl::cat(runCat),
+    cl::desc("Page size of a paged (block_table) function whose K type "
+             "leaves it dynamic"));
 cl::opt<bool> printIR("print-ir", cl::cat(runCat),
                       cl::desc("Print the lowered module to stdout"));
 cl::opt<std::string> refAttrsOpt(
     "reference-attrs", cl::cat(runCat),
-    cl::desc("\"causal=0,window=-1:-1,softcap=0,scale=X\": semantics for "
-             "checking a hand-written kernel (file without flash.attention) "
-             "against the reference; scale defaults to 1/sqrt(D)"));
+    cl::desc("\"causal=0,window=-1:-1,softcap=0,scale=X,kv_lens=0,"
+             "block_table=0\": semantics for checking a hand-written kernel "
+             "(file without flash.attention) against the reference; scale "
+             "defaults to 1/sqrt(D); kv_lens/block_table=1 add those "
+             "arguments as the op would"));
 
 /// Prints an error and yields exit code 2 (anything that is not a numeric
 /// mismatch).
@@ -169,6 +189,8 @@ struct Semantics {
   bool causal = false;
   int64_t windowLeft = -1, windowRight = -1;
   double softcap = 0.0;
+  bool kvLens = false; // The op has kv_lens.
+  bool paged = false;  // The op has block_table.
 };
 
 llvm::Error parseReferenceAttrs(StringRef text, Semantics &sem) {
@@ -179,9 +201,12 @@ llvm::Error parseReferenceAttrs(StringRef text, Semantics &sem) {
     key = key.trim();
     value = value.trim();
     bool bad = false;
-    if (key == "causal") {
+    if (key == "causal" || key == "kv_lens" || key == "block_table") {
       bad = value != "0" && value != "1";
-      sem.causal = value == "1";
+      bool &flag = key == "causal"    ? sem.causal
+                   : key == "kv_lens" ? sem.kvLens
+                                      : sem.paged;
+      flag = value == "1";
     } else if (key == "window") {
       auto [l, r] = value.split(':');
       bad = l.getAsInteger(10, sem.windowLeft) ||
@@ -199,7 +224,7 @@ llvm::Error parseReferenceAttrs(StringRef text, Semantics &sem) {
     if (bad)
       return makeError("bad --reference-attrs item '" + item.trim() +
                        "' (expected causal=0|1, window=L:R, softcap=X, "
-                       "scale=X)");
+                       "scale=X, kv_lens=0|1, block_table=0|1)");
   }
   // The same bounds as the op's verifier, so the reference never rejects.
   if (sem.scale && !(*sem.scale > 0.0 && std::isfinite(*sem.scale)))
@@ -211,38 +236,70 @@ llvm::Error parseReferenceAttrs(StringRef text, Semantics &sem) {
   return llvm::Error::success();
 }
 
-const char *const kArgNames[] = {"Q", "K", "V", "O", "LSE"};
+/// What each function argument is; the values index per-role arrays.
+enum ArgRole : unsigned { Q, K, V, KvLens, Table, O, Lse, NumRoles };
+const char *const kArgNames[] = {"Q",           "K", "V",  "kv_lens",
+                                 "block_table", "O", "LSE"};
 
-/// Checks the Q, K, V, O[, LSE] signature and returns the argument types.
-llvm::Expected<SmallVector<MemRefType, 5>> checkSignature(func::FuncOp func) {
+unsigned roleRank(ArgRole role) {
+  return role == Lse ? 3 : role == KvLens ? 1 : role == Table ? 2 : 4;
+}
+
+/// The argument roles of a function computing `sem`, with LSE if `lse`.
+SmallVector<ArgRole, 7> argRoles(const Semantics &sem, bool lse) {
+  SmallVector<ArgRole, 7> roles = {Q, K, V};
+  if (sem.kvLens)
+    roles.push_back(KvLens);
+  if (sem.paged)
+    roles.push_back(Table);
+  roles.push_back(O);
+  if (lse)
+    roles.push_back(Lse);
+  return roles;
+}
+
+/// Checks the Q, K, V, [kv_lens], [block_table], O[, LSE] signature and
+/// returns the argument roles and types.
+llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
+                           SmallVector<ArgRole, 7> &roles,
+                           SmallVector<MemRefType, 7> &types) {
   FunctionType type = func.getFunctionType();
   unsigned n = type.getNumInputs();
-  if ((n != 4 && n != 5) || type.getNumResults() != 0)
-    return makeError("@" + func.getSymName() +
-                     " must take (Q, K, V, O[, LSE]) memrefs and return "
-                     "nothing");
-  SmallVector<MemRefType, 5> types;
-  for (unsigned i = 0; i < n; ++i) {
+  roles = argRoles(sem, /*lse=*/false);
+  if (n == roles.size() + 1)
+    roles = argRoles(sem, /*lse=*/true);
+  if (n != roles.size() || type.getNumResults() != 0) {
+    std::string list;
+    for (ArgRole r : argRoles(sem, false))
+      list += (list.empty() ? "" : ", ") + std::string(kArgNames[r]);
+    return makeError("@" + func.getSymName() + " must take (" + list +
+                     "[, LSE]) memrefs and return nothing");
+  }
+  for (auto [i, role] : llvm::enumerate(roles)) {
     auto t = dyn_cast<MemRefType>(type.getInput(i));
-    unsigned rank = i < 4 ? 4 : 3;
-    if (!t || t.getRank() != rank || !t.getElementType().isF32() ||
-        !t.isStrided())
-      return makeError("argument " + Twine(i) + " (" + kArgNames[i] + ") of @" +
-                       func.getSymName() + " must be a strided " + "rank-" +
-                       Twine(rank) +
-                       " f32 memref (flash-run supports f32 only)");
-    if (i < 4 && t.isDynamicDim(3))
-      return makeError(Twine("the head dim of ") + kArgNames[i] +
+    bool isIndex = role == KvLens || role == Table;
+    unsigned rank = roleRank(role);
+    Type element = t ? t.getElementType() : Type();
+    if (!t || t.getRank() != rank || !t.isStrided() ||
+        !(isIndex ? element.isInteger(32) : element.isF32()))
+      return makeError("argument " + Twine(i) + " (" + kArgNames[role] +
+                       ") of @" + func.getSymName() + " must be a strided " +
+                       "rank-" + Twine(rank) +
+                       (isIndex ? " i32 memref"
+                                : " f32 memref (flash-run supports f32 only)"));
+    if (rank == 4 && t.isDynamicDim(3))
+      return makeError(Twine("the head dim of ") + kArgNames[role] +
                        " must be static");
     types.push_back(t);
   }
-  if (types[1].getDimSize(3) != types[0].getDimSize(3) ||
-      types[3].getDimSize(3) != types[2].getDimSize(3))
-    return makeError(
-        "head dims disagree: Q has D=" + Twine(types[0].getDimSize(3)) +
-        ", K " + Twine(types[1].getDimSize(3)) + ", V has Dv=" +
-        Twine(types[2].getDimSize(3)) + ", O " + Twine(types[3].getDimSize(3)));
-  return types;
+  auto dim = [&](ArgRole role) {
+    return types[llvm::find(roles, role) - roles.begin()].getDimSize(3);
+  };
+  if (dim(K) != dim(Q) || dim(O) != dim(V))
+    return makeError("head dims disagree: Q has D=" + Twine(dim(Q)) + ", K " +
+                     Twine(dim(K)) + ", V has Dv=" + Twine(dim(V)) + ", O " +
+                     Twine(dim(O)));
+  return llvm::Error::success();
 }
 
 /// Reads the semantics from the one flash.attention in `func`.
@@ -250,51 +307,88 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
                    Semantics &sem) {
   if (!op.hasPureBufferSemantics())
     return makeError("flash.attention must be in memref form (outs(...))");
-  if (op.getAlibiSlopes() || op.getKvLens() || op.getBlockTable() ||
-      op.getCuSeqlensQ())
-    return makeError("flash.attention with alibi/kv_lens/block_table/"
-                     "cu_seqlens is not supported by flash-run yet");
+  if (op.getAlibiSlopes() || op.getCuSeqlensQ())
+    return makeError("flash.attention with alibi/cu_seqlens is not supported "
+                     "by flash-run yet");
   Type elementType = cast<ShapedType>(op.getQuery().getType()).getElementType();
   if (!elementType.isF32())
     return makeError("flash.attention on " + typeString(elementType) +
                      " is not supported by flash-run yet (f32 only)");
   SmallVector<Value> expected = {op.getQuery(), op.getKey(), op.getValue()};
+  for (Value serving : {op.getKvLens(), op.getBlockTable()})
+    if (serving)
+      expected.push_back(serving);
   llvm::append_range(expected, op.getOuts());
   if (!llvm::equal(expected, func.getArguments()))
     return makeError("flash.attention must use the arguments of @" +
-                     func.getSymName() + " directly, as Q, K, V, O[, LSE]");
+                     func.getSymName() +
+                     " directly, as Q, K, V, [kv_lens], [block_table], O[, "
+                     "LSE]");
   sem.scale = op.getEffectiveScale();
   sem.causal = op.getCausal();
   sem.windowLeft = op.getWindowLeft();
   sem.windowRight = op.getWindowRight();
   if (std::optional<APFloat> cap = op.getSoftcap())
     sem.softcap = cap->convertToDouble();
+  sem.kvLens = bool(op.getKvLens());
+  sem.paged = bool(op.getBlockTable());
   return llvm::Error::success();
 }
 
-/// Logical [B, H, S, D] sizes and element strides of Q, K, V, O and LSE for
-/// one case; LSE is always contiguous [B, Hq, Sq], held as [1, B, Hq, Sq].
+/// Sizes and element strides of every argument for one case, indexed by
+/// role. Q, K, V and O are logical [B, H, S, D] views; paged K and V are the
+/// page pool [num_pages, Hkv, page_size, D]. LSE ([B, Hq, Sq]), kv_lens
+/// ([B]) and block_table ([B, pages_per_seq]) are contiguous and padded with
+/// leading 1s to rank 4.
 struct CaseLayout {
-  ref::Shape4 shapes[5];
-  ref::Strides4 strides[5];
-  CaseLayout(const Case &c, int64_t d, int64_t dv, bool bshd)
-      : shapes{{c.b, c.hq, c.sq, d},
-               {c.b, c.hkv, c.sk, d},
-               {c.b, c.hkv, c.sk, dv},
-               {c.b, c.hq, c.sq, dv},
-               {1, c.b, c.hq, c.sq}} {
-    for (unsigned i = 0; i < 5; ++i)
-      strides[i] = bshd && i < 4 ? ref::bshdStrides(shapes[i])
-                                 : ref::contiguousStrides(shapes[i]);
+  ref::Shape4 shapes[NumRoles];
+  ref::Strides4 strides[NumRoles];
+  int64_t pageSize = 0, pagesPerSeq = 0, numPages = 0; // 0 unless paged.
+
+  /// `pageSize` is 0 for non-paged K/V, else it must divide `c.sk`.
+  CaseLayout(const Case &c, int64_t d, int64_t dv, int64_t pageSize, bool bshd)
+      : pageSize(pageSize) {
+    int64_t kvOuter = c.b, kvRows = c.sk;
+    if (pageSize) {
+      pagesPerSeq = c.sk / pageSize;
+      // Spare pages that no table entry names: a kernel indexing the pool
+      // by batch instead of through the table reads their NaNs.
+      numPages = c.b * pagesPerSeq + 3;
+      kvOuter = numPages, kvRows = pageSize;
+    }
+    shapes[Q] = {c.b, c.hq, c.sq, d};
+    shapes[K] = {kvOuter, c.hkv, kvRows, d};
+    shapes[V] = {kvOuter, c.hkv, kvRows, dv};
+    shapes[O] = {c.b, c.hq, c.sq, dv};
+    shapes[Lse] = {1, c.b, c.hq, c.sq};
+    shapes[KvLens] = {1, 1, 1, c.b};
+    shapes[Table] = {1, 1, c.b, pagesPerSeq};
+    // bshd on the page pool gives [num_pages, page_size, Hkv, D] storage.
+    for (unsigned i = 0; i < NumRoles; ++i)
+      strides[i] = bshd && roleRank(ArgRole(i)) == 4
+                       ? ref::bshdStrides(shapes[i])
+                       : ref::contiguousStrides(shapes[i]);
   }
   /// Sizes and strides as the function argument sees them.
-  ArrayRef<int64_t> argSizes(unsigned i) const {
-    return ArrayRef<int64_t>(shapes[i]).drop_front(i == 4);
+  ArrayRef<int64_t> argSizes(ArgRole role) const {
+    return ArrayRef<int64_t>(shapes[role]).take_back(roleRank(role));
   }
-  ArrayRef<int64_t> argStrides(unsigned i) const {
-    return ArrayRef<int64_t>(strides[i]).drop_front(i == 4);
+  ArrayRef<int64_t> argStrides(ArgRole role) const {
+    return ArrayRef<int64_t>(strides[role]).take_back(roleRank(role));
   }
 };
+
+/// A memref descriptor of `data` with the given sizes and strides.
+template <typename T, int Rank>
+StridedMemRefType<T, Rank> descriptor(T *data, ArrayRef<int64_t> sizes,
+                                      ArrayRef<int64_t> strides) {
+  StridedMemRefType<T, Rank> d;
+  d.basePtr = d.data = data;
+  d.offset = 0;
+  llvm::copy(sizes, d.sizes);
+  llvm::copy(strides, d.strides);
+  return d;
+}
 
 /// A float tensor with a 64-byte aligned start, as a vectorised kernel likes.
 struct Tensor {
@@ -310,24 +404,14 @@ struct Tensor {
   }
   ref::View4 view() const { return {data, strides}; }
   ref::MutView4 mutView() { return {data, strides}; }
-  template <int Rank>
-  StridedMemRefType<float, Rank> descriptor(ArrayRef<int64_t> sizes,
-                                            ArrayRef<int64_t> argStrides) {
-    StridedMemRefType<float, Rank> d;
-    d.basePtr = d.data = data;
-    d.offset = 0;
-    llvm::copy(sizes, d.sizes);
-    llvm::copy(argStrides, d.strides);
-    return d;
-  }
 };
 
 /// Rejects sizes or strides the argument's type fixes to other values.
-llvm::Error checkArg(unsigned i, MemRefType type, ArrayRef<int64_t> sizes,
+llvm::Error checkArg(ArgRole role, MemRefType type, ArrayRef<int64_t> sizes,
                      ArrayRef<int64_t> strides) {
   for (auto [dim, size] : llvm::enumerate(sizes))
     if (!type.isDynamicDim(dim) && type.getDimSize(dim) != size)
-      return makeError(Twine("dim ") + Twine(dim) + " of " + kArgNames[i] +
+      return makeError(Twine("dim ") + Twine(dim) + " of " + kArgNames[role] +
                        " is " + Twine(type.getDimSize(dim)) +
                        " in the IR, but the case needs " + Twine(size));
   auto [typeStrides, typeOffset] = type.getStridesAndOffset();
@@ -337,10 +421,12 @@ llvm::Error checkArg(unsigned i, MemRefType type, ArrayRef<int64_t> sizes,
     ok &= ShapedType::isDynamic(t) || t == s || size == 1;
   if (ok)
     return llvm::Error::success();
-  return makeError(Twine("the static layout of ") + kArgNames[i] + " (" +
-                   typeString(type) + ") does not fit --layout=" + layoutOpt +
-                   (i == 4 ? "; LSE is passed contiguous"
-                           : "; declare it strided<[?, ?, ?, 1], offset: ?>"));
+  return makeError(
+      Twine("the static layout of ") + kArgNames[role] + " (" +
+      typeString(type) + ") does not fit --layout=" + layoutOpt +
+      (roleRank(role) == 4
+           ? "; declare it strided<[?, ?, ?, 1], offset: ?>"
+           : Twine("; ") + kArgNames[role] + " is passed contiguous"));
 }
 
 /// Max abs error of `got` against `want` over `shape`; NaNs in `got` (e.g.
@@ -370,10 +456,16 @@ Diff compare(ref::View4 got, ref::View4 want, const ref::Shape4 &shape) {
 struct Kernel {
   func::FuncOp func;
   Semantics sem;
-  SmallVector<MemRefType, 5> argTypes; // Q, K, V, O[, LSE].
-  bool hasLse() const { return argTypes.size() == 5; }
-  int64_t headDim() const { return argTypes[0].getDimSize(3); }
-  int64_t headDimV() const { return argTypes[2].getDimSize(3); }
+  SmallVector<ArgRole, 7> roles;       // Of each argument, in order.
+  SmallVector<MemRefType, 7> argTypes; // Of each argument, in order.
+  int64_t pageSize = 0;                // 0 unless paged.
+  bool has(ArgRole role) const { return llvm::is_contained(roles, role); }
+  MemRefType type(ArgRole role) const {
+    return argTypes[llvm::find(roles, role) - roles.begin()];
+  }
+  bool hasLse() const { return has(Lse); }
+  int64_t headDim() const { return type(Q).getDimSize(3); }
+  int64_t headDimV() const { return type(V).getDimSize(3); }
 };
 
 /// Picks the function (--func, else the only one, else the only one holding
@@ -425,11 +517,35 @@ llvm::Expected<Kernel> selectKernel(ModuleOp module) {
       return std::move(err);
   }
 
-  llvm::Expected<SmallVector<MemRefType, 5>> types =
-      checkSignature(kernel.func);
-  if (!types)
-    return types.takeError();
-  kernel.argTypes = std::move(*types);
+  if (llvm::Error err = checkSignature(kernel.func, kernel.sem, kernel.roles,
+                                       kernel.argTypes))
+    return std::move(err);
+
+  // The page size is the pool's dim 2: static in K's type, or --page-size.
+  bool pageSizeGiven = pageSizeOpt.getNumOccurrences();
+  if (!kernel.sem.paged) {
+    if (pageSizeGiven)
+      return makeError("--page-size is only for paged functions "
+                       "(flash.attention with block_table)");
+    return kernel;
+  }
+  if (pageSizeGiven && pageSizeOpt <= 0)
+    return makeError("--page-size must be positive, got " +
+                     Twine(int64_t(pageSizeOpt)));
+  MemRefType kType = kernel.type(K);
+  if (!kType.isDynamicDim(2)) {
+    kernel.pageSize = kType.getDimSize(2);
+    if (pageSizeGiven && pageSizeOpt != kernel.pageSize)
+      return makeError("--page-size=" + Twine(int64_t(pageSizeOpt)) +
+                       " disagrees with the page size " +
+                       Twine(kernel.pageSize) + " of K (" + typeString(kType) +
+                       ")");
+  } else if (pageSizeGiven) {
+    kernel.pageSize = pageSizeOpt;
+  } else {
+    return makeError("the page size of @" + name + " is dynamic (K is " +
+                     typeString(kType) + "); give it with --page-size=N");
+  }
   return kernel;
 }
 
@@ -511,18 +627,62 @@ compile(ModuleOp module, StringRef name,
 llvm::Expected<bool> runCase(const Kernel &kernel, void (*fn)(void **),
                              const Case &c, const CaseLayout &layout,
                              std::mt19937 &rng) {
-  Tensor q(layout.shapes[0], layout.strides[0]);
-  Tensor k(layout.shapes[1], layout.strides[1]);
-  Tensor v(layout.shapes[2], layout.strides[2]);
-  Tensor o(layout.shapes[3], layout.strides[3]);
-  Tensor lse(layout.shapes[4], layout.strides[4]);
-  Tensor refO(layout.shapes[3], ref::contiguousStrides(layout.shapes[3]));
-  Tensor refLse(layout.shapes[4], layout.strides[4]);
+  Tensor q(layout.shapes[Q], layout.strides[Q]);
+  Tensor k(layout.shapes[K], layout.strides[K]);
+  Tensor v(layout.shapes[V], layout.strides[V]);
+  Tensor o(layout.shapes[O], layout.strides[O]);
+  Tensor lse(layout.shapes[Lse], layout.strides[Lse]);
+  Tensor refO(layout.shapes[O], ref::contiguousStrides(layout.shapes[O]));
+  Tensor refLse(layout.shapes[Lse], layout.strides[Lse]);
 
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (Tensor *t : {&q, &k, &v})
     for (float &x : MutableArrayRef<float>(t->data, t->size))
       x = dist(rng);
+
+  const bool paged = kernel.sem.paged, hasLens = kernel.sem.kvLens;
+  // KV-cache lengths: a full, an empty and a one-key cache (given enough
+  // sequences that one more stays random), the rest uniform in [0, Sk].
+  std::vector<int32_t> lens;
+  if (hasLens) {
+    std::uniform_int_distribution<int64_t> lenDist(0, c.sk);
+    for (int64_t b = 0; b < c.b; ++b) {
+      int64_t len = b == 0              ? c.sk
+                    : b == 1 && c.b > 2 ? 0
+                    : b == 2 && c.b > 3 ? 1
+                                        : lenDist(rng);
+      lens.push_back(int32_t(len));
+    }
+  }
+  // A fresh permutation of the pool; the pages it leaves out are spares.
+  std::vector<int32_t> table;
+  if (paged) {
+    std::vector<int32_t> ids(layout.numPages);
+    std::iota(ids.begin(), ids.end(), 0);
+    std::shuffle(ids.begin(), ids.end(), rng);
+    table.assign(ids.begin(), ids.begin() + c.b * layout.pagesPerSeq);
+  }
+  // NaN in every K/V row that holds no live key (past kv_lens[b], inside a
+  // partly used page, in a spare page): a kernel that reads one, even to
+  // weight it by 0, produces NaN.
+  if (paged || hasLens) {
+    const int64_t outer = layout.shapes[K][0], rows = layout.shapes[K][2];
+    std::vector<bool> live(outer * rows, false);
+    for (int64_t b = 0; b < c.b; ++b)
+      for (int64_t j = 0, e = hasLens ? lens[b] : c.sk; j < e; ++j)
+        live[paged ? table[b * layout.pagesPerSeq + j / layout.pageSize] *
+                             layout.pageSize +
+                         j % layout.pageSize
+                   : b * rows + j] = true;
+    for (auto [t, shape] :
+         {std::pair(&k, layout.shapes[K]), std::pair(&v, layout.shapes[V])})
+      for (int64_t x = 0; x < outer; ++x)
+        for (int64_t h = 0; h < shape[1]; ++h)
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t d = 0; !live[x * rows + r] && d < shape[3]; ++d)
+              t->mutView().at(x, h, r, d) =
+                  std::numeric_limits<float>::quiet_NaN();
+  }
 
   ref::AttentionParams params;
   params.batch = c.b, params.headsQ = c.hq, params.headsKV = c.hkv;
@@ -534,24 +694,39 @@ llvm::Expected<bool> runCase(const Kernel &kernel, void (*fn)(void **),
   params.windowLeft = kernel.sem.windowLeft;
   params.windowRight = kernel.sem.windowRight;
   params.softcap = kernel.sem.softcap;
+  if (hasLens)
+    params.kvLens = lens.data();
+  if (paged) {
+    params.blockTable = table.data();
+    params.pageSize = layout.pageSize;
+    params.pagesPerSeq = layout.pagesPerSeq;
+    params.numPages = layout.numPages;
+  }
   std::string refErr =
       ref::attention(params, q.view(), k.view(), v.view(), refO.mutView(),
                      kernel.hasLse() ? refLse.data : nullptr);
   if (!refErr.empty())
     return makeError("the reference rejects the case: " + refErr);
 
-  StridedMemRefType<float, 4> descs[4];
-  Tensor *qkvo[] = {&q, &k, &v, &o};
-  for (unsigned i = 0; i < 4; ++i)
-    descs[i] = qkvo[i]->descriptor<4>(layout.argSizes(i), layout.argStrides(i));
-  StridedMemRefType<float, 3> lseDesc =
-      lse.descriptor<3>(layout.argSizes(4), layout.argStrides(4));
+  auto desc4 = [&](Tensor &t, ArgRole role) {
+    return descriptor<float, 4>(t.data, layout.argSizes(role),
+                                layout.argStrides(role));
+  };
+  StridedMemRefType<float, 4> qDesc = desc4(q, Q), kDesc = desc4(k, K),
+                              vDesc = desc4(v, V), oDesc = desc4(o, O);
+  auto lseDesc = descriptor<float, 3>(lse.data, layout.argSizes(Lse),
+                                      layout.argStrides(Lse));
+  auto lensDesc = descriptor<int32_t, 1>(lens.data(), layout.argSizes(KvLens),
+                                         layout.argStrides(KvLens));
+  auto tableDesc = descriptor<int32_t, 2>(table.data(), layout.argSizes(Table),
+                                          layout.argStrides(Table));
   // The packed ABI wants, per argument, a pointer to the value the C wrapper
   // takes, and that value is itself a pointer to the descriptor.
-  void *descPtrs[5] = {&descs[0], &descs[1], &descs[2], &descs[3], &lseDesc};
-  SmallVector<void *, 5> args;
-  for (unsigned i = 0; i < kernel.argTypes.size(); ++i)
-    args.push_back(&descPtrs[i]);
+  void *descPtrs[NumRoles] = {&qDesc,     &kDesc, &vDesc,  &lensDesc,
+                              &tableDesc, &oDesc, &lseDesc};
+  SmallVector<void *, 7> args;
+  for (ArgRole role : kernel.roles)
+    args.push_back(&descPtrs[role]);
 
   std::vector<double> times;
   for (unsigned r = 0; r < repeatOpt; ++r) {
@@ -569,17 +744,29 @@ llvm::Expected<bool> runCase(const Kernel &kernel, void (*fn)(void **),
   double median =
       times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
 
-  Diff dO = compare(o.view(), refO.view(), layout.shapes[3]);
+  Diff dO = compare(o.view(), refO.view(), layout.shapes[O]);
   Diff dLse;
   if (kernel.hasLse())
-    dLse = compare(lse.view(), refLse.view(), layout.shapes[4]);
+    dLse = compare(lse.view(), refLse.view(), layout.shapes[Lse]);
   bool ok = dO.maxErr <= tolOpt && dLse.maxErr <= tolOpt && dO.nans == 0 &&
             dLse.nans == 0;
 
   llvm::raw_ostream &os = llvm::outs();
   os << "B=" << c.b << " Hq=" << c.hq << " Hkv=" << c.hkv << " Sq=" << c.sq
      << " Sk=" << c.sk << " D=" << kernel.headDim()
-     << " Dv=" << kernel.headDimV() << " layout=" << layoutOpt
+     << " Dv=" << kernel.headDimV();
+  if (paged)
+    os << " pages=" << layout.numPages << "x" << layout.pageSize;
+  if (hasLens) {
+    // Enough to replay a failure by hand; long batches are cut.
+    os << " kv_lens=";
+    for (auto [b, len] : llvm::enumerate(lens))
+      if (b < 8)
+        os << (b ? "," : "") << len;
+    if (lens.size() > 8)
+      os << ",...";
+  }
+  os << " layout=" << layoutOpt
      << ": max|dO|=" << llvm::format("%.1e", dO.maxErr) << " max|dLSE|=";
   if (kernel.hasLse())
     os << llvm::format("%.1e", dLse.maxErr);
@@ -614,10 +801,15 @@ int main(int argc, char **argv) {
           "reference attention.\n\n"
           "  flash-run FILE.mlir --shapes=\"B,Hq,Hkv,Sq,Sk;...\" "
           "[--layout=bshd] [--seed=N]\n\n"
-          "The function takes (Q, K, V, O[, LSE]): rank-4 f32 memrefs "
-          "[batch, heads, seq, dim] with static head dims, e.g.\n"
-          "memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>, and a "
-          "memref<?x?x?xf32> LSE. Exit code: 0 all cases pass, 1 a case "
+          "The function takes (Q, K, V, [kv_lens], [block_table], O[, LSE]) "
+          "in the op's order: rank-4 f32 memrefs [batch, heads, seq, dim] "
+          "with static head dims, e.g.\n"
+          "memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>, a "
+          "memref<?x?x?xf32> LSE, memref<?xi32> kv_lens and memref<?x?xi32> "
+          "block_table. Paged K/V are [num_pages, Hkv, page_size, D] "
+          "(bshd: [num_pages, page_size, Hkv, D] storage); Sk in --shapes is "
+          "then the capacity, a multiple of the page size (K's dim 2 or "
+          "--page-size). Exit code: 0 all cases pass, 1 a case "
           "fails, 2 error. MLIR debugging options such as "
           "--mlir-print-ir-after-all are accepted.\n",
           &llvm::errs()))
@@ -670,15 +862,24 @@ int main(int argc, char **argv) {
     if (c.dv != -1 && c.dv != kernel->headDimV())
       return fail(what + "--shapes gives Dv=" + Twine(c.dv) +
                   " but the IR has Dv=" + Twine(kernel->headDimV()));
-    const CaseLayout &layout =
-        layouts.emplace_back(c, kernel->headDim(), kernel->headDimV(), bshd);
+    int64_t pageSize = kernel->pageSize;
+    if (pageSize && c.sk % pageSize != 0)
+      return fail(what + "Sk=" + Twine(c.sk) +
+                  " (the paged cache's capacity) is not a multiple of the " +
+                  "page size " + Twine(pageSize));
+    // kv_lens and the page ids are i32.
+    if ((kernel->sem.kvLens || pageSize) &&
+        c.b * c.sk + 3 > std::numeric_limits<int32_t>::max())
+      return fail(what + "too large for i32 kv_lens/block_table");
+    const CaseLayout &layout = layouts.emplace_back(
+        c, kernel->headDim(), kernel->headDimV(), pageSize, bshd);
     for (const ref::Shape4 &s : layout.shapes)
       // Keeps a typo in --shapes from allocating the machine away.
       if (double(s[0]) * s[1] * s[2] * s[3] > double(1ll << 32))
         return fail(what + "too large (over 2^32 elements in one tensor)");
-    for (auto [i, type] : llvm::enumerate(kernel->argTypes))
-      if (llvm::Error err =
-              checkArg(i, type, layout.argSizes(i), layout.argStrides(i)))
+    for (auto [role, type] : llvm::zip_equal(kernel->roles, kernel->argTypes))
+      if (llvm::Error err = checkArg(role, type, layout.argSizes(role),
+                                     layout.argStrides(role)))
         return fail(what + llvm::toString(std::move(err)));
   }
 
