@@ -54,6 +54,9 @@ using namespace mlir::flash;
 
 namespace {
 
+/// f32 in the context of `t` (the partial outputs' element type).
+FloatType b32(Type t) { return Float32Type::get(t.getContext()); }
+
 constexpr double kLog2e = 1.4426950408889634;
 
 /// The pieces of one flash-tile grid that the kernel is built from.
@@ -64,7 +67,31 @@ struct TiledAttention {
   SmallVector<memref::SubViewOp> kViews, vViews;
   memref::SubViewOp qView, oView, lseView;
   TileFinalizeOp finalize;
+  /// K and V memrefs; with a block table (paged), the table and the
+  /// (batch, KV head) indices the gather uses.
+  Value kSrc, vSrc;
+  Value table, tableBatch, kvHead;
+  /// Split-KV partial form: a fourth grid axis (the split), f32 outputs.
+  bool partial = false;
 };
+
+/// The K or V memref (and the table) of a paged block read: flash-tile's
+/// tensor.generate gathering through the block table.
+LogicalResult matchPagedRead(Value tile, Value &src, TiledAttention &t) {
+  auto gen = tile.getDefiningOp<tensor::GenerateOp>();
+  if (!gen)
+    return failure();
+  gen.getBody().walk([&](memref::LoadOp load) {
+    if (load.getMemRefType().getRank() == 2) {
+      t.table = load.getMemRef();
+      t.tableBatch = load.getIndices()[0];
+    } else if (load.getMemRefType().getRank() == 4) {
+      src = load.getMemRef();
+      t.kvHead = load.getIndices()[1];
+    }
+  });
+  return success(src && t.table);
+}
 
 /// The memref a tile tensor was read from: pad <- to_tensor <- subview.
 memref::SubViewOp tracedView(Value tile) {
@@ -99,11 +126,16 @@ FailureOr<TiledAttention> matchGrid(scf::ParallelOp grid) {
         return loop.emitOpError("flash-to-gpu: KV loop without tile_update");
       t.loops.push_back(loop);
       t.updates.push_back(update);
+      if (succeeded(matchPagedRead(update.getKey(), t.kSrc, t)) &&
+          succeeded(matchPagedRead(update.getValue(), t.vSrc, t)))
+        continue;
       t.kViews.push_back(tracedView(update.getKey()));
       t.vViews.push_back(tracedView(update.getValue()));
       if (!t.kViews.back() || !t.vViews.back())
         return update.emitOpError("flash-to-gpu: K/V tiles must be read "
                                   "from memref subviews (flash-tile's form)");
+      t.kSrc = t.kViews.front().getSource();
+      t.vSrc = t.vViews.front().getSource();
     } else if (auto fin = dyn_cast<TileFinalizeOp>(op)) {
       t.finalize = fin;
     }
@@ -117,6 +149,7 @@ FailureOr<TiledAttention> matchGrid(scf::ParallelOp grid) {
   if (!t.qView || !t.oView)
     return grid.emitOpError("flash-to-gpu: Q/O blocks must be memref "
                             "subviews (flash-tile's form)");
+  t.partial = grid.getNumLoops() == 4;
   return t;
 }
 
@@ -125,6 +158,8 @@ FailureOr<TiledAttention> matchGrid(scf::ParallelOp grid) {
 struct KernelTensor {
   Value ptr;
   Value strideB, strideH, strideS;
+  /// Every dimension's stride (kernel side).
+  SmallVector<Value> strides;
   int64_t eltBytes;
 };
 
@@ -148,6 +183,10 @@ public:
   /// Emits the kernel body; returns the values to pass at launch, in the
   /// order of the kernel's arguments.
   LogicalResult emit(SmallVectorImpl<Value> &hostArgs);
+  /// Emits the kernel of a flash.combine grid (t.grid) by cloning its body:
+  /// the grid's (row, head, batch) become block ids, its inner head-dim
+  /// loop the thread id, memref accesses global loads and stores.
+  LogicalResult emitCombine(SmallVectorImpl<Value> &hostArgs);
 
   int64_t smemBytes() const { return (bm * d + 4 * bn * d) * 2; }
 
@@ -155,7 +194,11 @@ private:
   // --- Values from flash-tile's IR ---------------------------------------
   Value lift(Value v, IRMapping &map);
   Value capture(Value hostValue);
-  KernelTensor liftTensor(Value memref);
+  /// A host memref in the kernel; `seqDim` names the sequence dimension
+  /// (strideS; strideB/H are the two before it), -1 for none.
+  KernelTensor liftTensor(Value memref, int64_t seqDim = 2);
+  /// Element offset of `indices` in `kt`.
+  Value elementOffset(KernelTensor &kt, ValueRange indices);
 
   // --- Small builders ------------------------------------------------------
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
@@ -248,7 +291,7 @@ private:
   // --- FA2 pieces -----------------------------------------------------------
   void emitTileCopy(KernelTensor &src, Value rowStart, Value rowLimit,
                     Value planeOffset, Value smemOffset, int64_t rows,
-                    bool predicated);
+                    bool predicated, bool gather = false);
   void emitKVCopy(Value kvStart, Value stage);
   SmallVector<Value> emitScores(Value stage);
   void emitSoftcap(SmallVectorImpl<Value> &s, TileUpdateOp update);
@@ -261,6 +304,8 @@ private:
   void emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m, ArrayRef<Value> l,
                     IRMapping &map);
 
+  LogicalResult cloneCombineBlock(Block &body, IRMapping &map,
+                                  bool perThread);
   SmallVector<Value> ldmatrix(Value byteOffset, bool transpose);
   SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bFrag,
                          ArrayRef<Value> acc);
@@ -293,6 +338,10 @@ private:
   KernelTensor q, k, v, o, lse;
   Value qPlane, kvPlane, oPlane, lsePlane;
   Value seqQ, seqK;
+  /// Paged K/V: the table, this program's row of it, the page size.
+  KernelTensor table;
+  Value tableRow, pageSize;
+  DenseMap<Value, KernelTensor> lifted;
 };
 
 Value KernelEmitter::capture(Value hostValue) {
@@ -342,6 +391,44 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
     map.map(v, arg);
     return arg;
   }
+  // The size of a host memref: computed on the host, passed in.
+  if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
+    if (!t.grid->isAncestor(dim.getSource().getParentBlock()->getParentOp())) {
+      if (Value index = dim.getIndex();
+          !t.grid->isAncestor(index.getParentBlock()->getParentOp()) ||
+          index.getDefiningOp<arith::ConstantOp>()) {
+        OpBuilder host(t.grid);
+        Value hostIndex = index;
+        if (auto cst = index.getDefiningOp<arith::ConstantOp>())
+          hostIndex = host.clone(*cst)->getResult(0);
+        Value size =
+            memref::DimOp::create(host, loc, dim.getSource(), hostIndex);
+        Value arg = capture(size);
+        map.map(v, arg);
+        return arg;
+      }
+    }
+  }
+  // A scalar read of a host memref (kv_lens[b]): a global load.
+  if (auto load = dyn_cast_or_null<memref::LoadOp>(def)) {
+    if (!t.grid->isAncestor(load.getMemRef().getParentBlock()->getParentOp())) {
+      SmallVector<Value> idx;
+      for (Value i : load.getIndices())
+        if (!idx.emplace_back(lift(i, map)))
+          return {};
+      auto it = lifted.find(load.getMemRef());
+      if (it == lifted.end())
+        it = lifted.insert({load.getMemRef(),
+                            liftTensor(load.getMemRef(), -1)}).first;
+      KernelTensor &kt = it->second;
+      Value ptr = globalPtr(kt.ptr, mul(elementOffset(kt, idx),
+                                        c(kt.eltBytes)));
+      Value val = LLVM::LoadOp::create(b, loc, load.getType(), ptr,
+                                       kt.eltBytes);
+      map.map(v, val);
+      return val;
+    }
+  }
   if (!def || !isa<arith::ArithDialect, affine::AffineDialect>(
                   def->getDialect()) ||
       def->getNumRegions() != 0) {
@@ -357,7 +444,14 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   return clone->getResult(cast<OpResult>(v).getResultNumber());
 }
 
-KernelTensor KernelEmitter::liftTensor(Value memref) {
+Value KernelEmitter::elementOffset(KernelTensor &kt, ValueRange indices) {
+  Value off = c(0);
+  for (auto [i, stride] : llvm::zip(indices, kt.strides))
+    off = add(off, mul(i, stride));
+  return off;
+}
+
+KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim) {
   auto type = cast<MemRefType>(memref.getType());
   KernelTensor kt;
   kt.eltBytes = type.getElementTypeBitWidth() / 8;
@@ -372,13 +466,20 @@ KernelTensor KernelEmitter::liftTensor(Value memref) {
                                        alignedI64);
   Value ptrArg = capture(ptr);
   Value offset = capture(meta.getOffset());
-  auto strides = meta.getStrides();
-  int64_t rank = type.getRank();
-  kt.strideB = capture(strides[0]);
-  kt.strideH = capture(strides[1]);
-  kt.strideS = capture(strides[2]);
-  (void)rank;
-  // Kernel side: the global-space pointer with the offset applied.
+  for (Value stride : meta.getStrides())
+    kt.strides.push_back(capture(stride));
+  if (seqDim >= 2) {
+    kt.strideB = kt.strides[seqDim - 2];
+    kt.strideH = kt.strides[seqDim - 1];
+    kt.strideS = kt.strides[seqDim];
+  }
+  // Kernel side: the global-space pointer with the offset applied, at the
+  // top of the kernel (a tensor first met inside a loop is used after it).
+  OpBuilder::InsertionGuard guard(b);
+  if (Operation *def = offset.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(&func.getBody().front());
   Value global = LLVM::AddrSpaceCastOp::create(
       b, loc, LLVM::LLVMPointerType::get(ctx, 1), ptrArg);
   kt.ptr = globalPtr(global, mul(offset, c(kt.eltBytes)));
@@ -405,7 +506,7 @@ Value KernelEmitter::swizzled(Value row, Value chunk) {
 void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
                                  Value rowLimit, Value planeOffset,
                                  Value smemOffset, int64_t rows,
-                                 bool predicated) {
+                                 bool predicated, bool gather) {
   int64_t chunksPerRow = d / 8;
   int64_t total = rows * chunksPerRow;
   assert(threads % chunksPerRow == 0 && total % threads == 0 &&
@@ -421,14 +522,35 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
     Value r = add(r0, c(i * rowsPerPass));
     Value sptr = smemPtr(add(smemOffset, swizzled(r, ch)));
     Value from = gptr, bytes;
+    if (gather) {
+      // Paged: key j sits in slot j % P of page table[b, j / P]; rows past
+      // the keys read key 0's page (mapped) and are zero-filled below.
+      Value j = add(rowStart, r);
+      if (predicated)
+        j = sel(cmp(arith::CmpIPredicate::slt, j, rowLimit), j, c(0));
+      Value entry = LLVM::LoadOp::create(
+          b, loc, i32,
+          globalPtr(table.ptr,
+                    mul(add(tableRow,
+                            mul(arith::DivUIOp::create(b, loc, j, pageSize),
+                                table.strides[1])),
+                        c(4))),
+          4);
+      Value page = arith::IndexCastOp::create(b, loc, b.getIndexType(), entry);
+      Value slot = arith::RemUIOp::create(b, loc, j, pageSize);
+      Value elemOff = add(add(mul(page, src.strideB), mul(slot, src.strideS)),
+                          mul(ch, c(8)));
+      from = globalPtr(planePtr, mul(elemOff, c(src.eltBytes)));
+      gptr = from;
+    }
     if (predicated) {
       Value valid = cmp(arith::CmpIPredicate::slt, add(rowStart, r), rowLimit);
-      from = sel(valid, gptr, planePtr);
+      from = sel(valid, gptr, gather ? gptr : planePtr);
       bytes = sel(valid, ci32(16), ci32(0));
     }
     NVVM::CpAsyncOp::create(b, loc, sptr, from, 16,
                             NVVM::LoadCacheModifierKind::CG, bytes);
-    if ((i + 1) * threads < total)
+    if (!gather && (i + 1) * threads < total)
       gptr = globalPtr(gptr, step);
   }
 }
@@ -445,8 +567,10 @@ void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
   for (bool predicated : {false, true}) {
     b.setInsertionPointToStart(predicated ? &ifOp.getElseRegion().front()
                                           : &ifOp.getThenRegion().front());
-    emitTileCopy(k, kvStart, seqK, kvPlane, kOff, bn, predicated);
-    emitTileCopy(v, kvStart, seqK, kvPlane, vOff, bn, predicated);
+    emitTileCopy(k, kvStart, seqK, kvPlane, kOff, bn, predicated,
+                 /*gather=*/bool(t.table));
+    emitTileCopy(v, kvStart, seqK, kvPlane, vOff, bn, predicated,
+                 /*gather=*/bool(t.table));
   }
 }
 
@@ -702,7 +826,28 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
                                           sum, cf(0.0));
       Value inv = sel(empty, cf(0.0), arith::DivFOp::create(b, loc, cf(1.0), sum));
       Value localRow = add(warpRow(mt), add(g, c(8 * h)));
-      for (int64_t dt = 0; dt < dTiles; ++dt) {
+      if (t.partial) {
+        // f32 partial O: two floats per thread and d-tile, straight from
+        // the accumulators (no 16-bit staging through shared memory).
+        Value row = add(row0, localRow);
+        auto ifOp = scf::IfOp::create(
+            b, loc, cmp(arith::CmpIPredicate::slt, row, seqQ), false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        auto v2f32 = VectorType::get({2}, f32);
+        for (int64_t dt = 0; dt < dTiles; ++dt) {
+          Value pair = LLVM::UndefOp::create(b, loc, v2f32);
+          for (int64_t e = 0; e < 2; ++e)
+            pair = LLVM::InsertElementOp::create(
+                b, loc, pair, fmul(acc[frag(mt, dt, 2 * h + e, dTiles)], inv),
+                arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(e)));
+          Value elem = add(oPlane, add(mul(row, o.strideS),
+                                       add(c(dt * 8), mul(tq, c(2)))));
+          LLVM::StoreOp::create(b, loc, pair,
+                                globalPtr(o.ptr, mul(elem, c(4))), 8);
+        }
+      }
+      for (int64_t dt = 0; dt < dTiles && !t.partial; ++dt) {
         Value packed = packPair(fmul(acc[frag(mt, dt, 2 * h, dTiles)], inv),
                                 fmul(acc[frag(mt, dt, 2 * h + 1, dTiles)], inv));
         Value off = add(swizzled(localRow, c(dt)), mul(tq, c(4)));
@@ -724,6 +869,8 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
                               globalPtr(lse.ptr, mul(elem, c(4))), 4);
       }
     }
+  if (t.partial)
+    return;
   gpu::BarrierOp::create(b, loc);
   // 16-byte chunks of the O block; tail rows are not stored.
   int64_t chunksPerRow = d / 8, total = bm * chunksPerRow;
@@ -755,7 +902,15 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   // The grid's induction variables are the block ids: x = Q row block,
   // y = query head, z = batch (flash-tile's scf.parallel order).
   ValueRange ivs = t.grid.getInductionVars();
-  map.map(ivs[0], gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  if (t.partial) {
+    // Split-KV: x = split * (Q row blocks) + Q row block.
+    Value mBlocks = lift(t.grid.getUpperBound()[0], map);
+    map.map(ivs[0], arith::RemUIOp::create(b, loc, bx, mBlocks));
+    map.map(ivs[3], arith::DivUIOp::create(b, loc, bx, mBlocks));
+  } else {
+    map.map(ivs[0], bx);
+  }
   map.map(ivs[1], gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   map.map(ivs[2], gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
@@ -771,11 +926,12 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   (void)gpuModule;
 
   q = liftTensor(t.qView.getSource());
-  k = liftTensor(t.kViews.front().getSource());
-  v = liftTensor(t.vViews.front().getSource());
-  o = liftTensor(t.oView.getSource());
+  k = liftTensor(t.kSrc);
+  v = liftTensor(t.vSrc);
+  int64_t split = t.partial ? 1 : 0;
+  o = liftTensor(t.oView.getSource(), 2 + split);
   if (t.lseView)
-    lse = liftTensor(t.lseView.getSource());
+    lse = liftTensor(t.lseView.getSource(), 2 + split);
 
   TileUpdateOp first = t.updates.front();
   seqQ = lift(first.getSeqQ(), map);
@@ -790,7 +946,12 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
         return c(cast<IntegerAttr>(attr).getInt());
       return lift(cast<Value>(f), mp);
     };
-    return add(mul(val(offs[0]), kt.strideB), mul(val(offs[1]), kt.strideH));
+    // Every index before the sequence's: (split,) batch, head.
+    Value plane = c(0);
+    for (size_t i = 0; i + 2 < kt.strides.size() + (&kt == &lse ? 1 : 0);
+         ++i)
+      plane = add(plane, mul(val(offs[i]), kt.strides[i]));
+    return plane;
   };
   qPlane = planeOf(t.qView, q, map);
   oPlane = planeOf(t.oView, o, map);
@@ -812,7 +973,14 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   };
   // KV head plane: the K subview's (batch, head) offsets do not depend on
   // the KV iteration (flash-tile reads the same plane in every loop).
-  {
+  if (t.table) {
+    // Paged: the KV head's plane; pages are added per row.
+    table = liftTensor(t.table, -1);
+    tableRow = mul(lift(t.tableBatch, map), table.strides[0]);
+    OpBuilder host(t.grid);
+    pageSize = capture(memref::DimOp::create(host, loc, t.kSrc, 2));
+    kvPlane = mul(lift(t.kvHead, map), k.strideH);
+  } else {
     IRMapping local = map;
     local.map(t.loops[0].getInductionVar(), c(0));
     kvPlane = planeOf(t.kViews.front(), k, local);
@@ -910,29 +1078,162 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   return success();
 }
 
+LogicalResult KernelEmitter::cloneCombineBlock(Block &body, IRMapping &map,
+                                               bool perThread) {
+  for (Operation &op : body.without_terminator()) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      auto it = lifted.find(store.getMemRef());
+      if (it == lifted.end())
+        it = lifted.insert({store.getMemRef(),
+                            liftTensor(store.getMemRef(), -1)}).first;
+      SmallVector<Value> idx;
+      for (Value i : store.getIndices())
+        if (!idx.emplace_back(lift(i, map)))
+          return failure();
+      Value value = lift(store.getValue(), map);
+      if (!value)
+        return failure();
+      // Row-level results (LSE) are written by thread 0 alone.
+      OpBuilder::InsertionGuard guard(b);
+      if (!perThread) {
+        auto ifOp = scf::IfOp::create(
+            b, loc, cmp(arith::CmpIPredicate::eq, tid, c(0)), false);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      }
+      KernelTensor &kt = it->second;
+      LLVM::StoreOp::create(
+          b, loc, value,
+          globalPtr(kt.ptr, mul(elementOffset(kt, idx), c(kt.eltBytes))),
+          kt.eltBytes);
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      SmallVector<Value> inits;
+      for (Value init : loop.getInitArgs())
+        inits.push_back(lift(init, map));
+      Value lb = lift(loop.getLowerBound(), map),
+            ub = lift(loop.getUpperBound(), map),
+            step = lift(loop.getStep(), map);
+      if (!lb || !ub || !step || llvm::is_contained(inits, Value()))
+        return failure();
+      auto clone = scf::ForOp::create(b, loc, lb, ub, step, inits);
+      map.map(loop.getInductionVar(), clone.getInductionVar());
+      for (auto [from, to] :
+           llvm::zip(loop.getRegionIterArgs(), clone.getRegionIterArgs()))
+        map.map(from, to);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(clone.getBody());
+        if (failed(cloneCombineBlock(*loop.getBody(), map, perThread)))
+          return failure();
+        SmallVector<Value> yields;
+        for (Value y : loop.getBody()->getTerminator()->getOperands())
+          yields.push_back(lift(y, map));
+        scf::YieldOp::create(b, loc, yields);
+      }
+      map.map(loop.getResults(), clone.getResults());
+      continue;
+    }
+    if (auto inner = dyn_cast<scf::ParallelOp>(op)) {
+      // The head-dim loop: one thread per element.
+      Value ub = lift(inner.getUpperBound()[0], map);
+      if (!ub)
+        return failure();
+      auto ifOp = scf::IfOp::create(
+          b, loc, cmp(arith::CmpIPredicate::ult, tid, ub), false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      map.map(inner.getInductionVars()[0], tid);
+      if (failed(cloneCombineBlock(*inner.getBody(), map, true)))
+        return failure();
+      continue;
+    }
+    // exp and log as one MUFU instruction each (weights <= 1; LSE).
+    if (auto e = dyn_cast<math::ExpOp>(op)) {
+      Value x = lift(e.getOperand(), map);
+      if (!x)
+        return failure();
+      map.map(e.getResult(), exp2(fmul(x, cf(kLog2e))));
+      continue;
+    }
+    if (auto lg = dyn_cast<math::LogOp>(op)) {
+      Value x = lift(lg.getOperand(), map);
+      if (!x)
+        return failure();
+      map.map(lg.getResult(), log(x));
+      continue;
+    }
+    if (auto f = dyn_cast<math::FmaOp>(op)) {
+      Value x = lift(f.getA(), map), y = lift(f.getB(), map),
+            z = lift(f.getC(), map);
+      if (!x || !y || !z)
+        return failure();
+      map.map(f.getResult(), fma(x, y, z));
+      continue;
+    }
+    if (op.getNumRegions() != 0 || op.getNumResults() != 1)
+      return op.emitOpError("flash-to-gpu: unexpected op in a combine grid");
+    if (!lift(op.getResult(0), map))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult KernelEmitter::emitCombine(SmallVectorImpl<Value> &hostArgs) {
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  IRMapping map;
+  ValueRange ivs = t.grid.getInductionVars();
+  map.map(ivs[0], gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  map.map(ivs[1], gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  map.map(ivs[2], gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  if (failed(cloneCombineBlock(*t.grid.getBody(), map, false)))
+    return failure();
+  gpu::ReturnOp::create(b, loc);
+  if (llvm::any_of(captured, [](Value v) { return !v; }))
+    return failure();
+  hostArgs.assign(captured.begin(), captured.end());
+  return success();
+}
+
 struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<scf::ParallelOp> grids;
+    SmallVector<scf::ParallelOp> grids, combines;
     module.walk([&](scf::ParallelOp p) {
+      if (p->hasAttr("flash.combine")) {
+        combines.push_back(p);
+        return;
+      }
       bool isFlash = false;
       p.getBody()->walk([&](TileFinalizeOp) { isFlash = true; });
       if (isFlash)
         grids.push_back(p);
     });
-    if (grids.empty())
+    if (grids.empty() && combines.empty())
       return;
     for (scf::ParallelOp grid : grids)
       if (failed(lower(module, grid)))
         return signalPassFailure();
+    for (scf::ParallelOp grid : combines)
+      if (failed(lowerCombine(module, grid)))
+        return signalPassFailure();
+    allocateWorkspaces(module);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
   }
 
   gpu::GPUModuleOp getOrCreateGpuModule(ModuleOp module);
   LogicalResult lower(ModuleOp module, scf::ParallelOp grid);
+  LogicalResult lowerCombine(ModuleOp module, scf::ParallelOp grid);
+  /// flash-split-kv's scratch buffers become device memory: gpu.alloc
+  /// where they were allocated, gpu.dealloc at the end of their block.
+  void allocateWorkspaces(ModuleOp module);
+  gpu::GPUFuncOp createKernel(ModuleOp module, Location loc, StringRef name,
+                              int64_t threads);
   LogicalResult checkSupported(TiledAttention &t, ConfigAttr &config,
                                Type &elt, int64_t &headDim);
 };
@@ -961,8 +1262,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
                                              ConfigAttr &config, Type &elt,
                                              int64_t &headDim) {
   auto qType = cast<MemRefType>(t.qView.getSource().getType());
-  auto kType = cast<MemRefType>(t.kViews.front().getSource().getType());
-  auto vType = cast<MemRefType>(t.vViews.front().getSource().getType());
+  auto kType = cast<MemRefType>(t.kSrc.getType());
+  auto vType = cast<MemRefType>(t.vSrc.getType());
   auto oType = cast<MemRefType>(t.oView.getSource().getType());
   elt = qType.getElementType();
   headDim = qType.getDimSize(3);
@@ -971,7 +1272,7 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: element type ")
            << elt << " is not supported on the GPU (bf16 or f16)";
   if (kType.getElementType() != elt || vType.getElementType() != elt ||
-      oType.getElementType() != elt)
+      oType.getElementType() != (t.partial ? Type(b32(elt)) : elt))
     return anchor->emitOpError(
         "flash-to-gpu: Q, K, V and O must share one element type");
   if (vType.getDimSize(3) != headDim)
@@ -983,7 +1284,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
   for (MemRefType type : {qType, kType, vType, oType}) {
     int64_t offset;
     SmallVector<int64_t> strides;
-    if (failed(type.getStridesAndOffset(strides, offset)) || strides[3] != 1)
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
       return anchor->emitOpError(
           "flash-to-gpu: the head dim must be contiguous (stride 1)");
   }
@@ -1059,7 +1361,10 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
 
   // The launch replaces the grid: one program per grid iteration.
   OpBuilder hb(grid);
-  auto ub = grid.getUpperBound();
+  SmallVector<Value> ub(grid.getUpperBound());
+  // Split-KV: the split axis is folded into x (see KernelEmitter::emit).
+  if (t.partial)
+    ub[0] = arith::MulIOp::create(hb, loc, ub[0], ub[3]);
   Value one = arith::ConstantIndexOp::create(hb, loc, 1);
   Value block = arith::ConstantIndexOp::create(hb, loc, threads);
   Value smem = arith::ConstantOp::create(
@@ -1078,6 +1383,15 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
                               /*FormatMaxPadding=*/0);
     return std::string(str);
   };
+  // Serving operands and split-KV, as the entry point's signature shows.
+  bool kvLens = false, splitKV = false;
+  hostFunc.walk([&](Operation *op) {
+    if (op->hasAttr("flash.combine") || op->hasAttr("flash.workspace"))
+      splitKV = true;
+  });
+  for (BlockArgument arg : hostFunc.getArguments())
+    if (auto type = dyn_cast<MemRefType>(arg.getType()))
+      kvLens |= type.getRank() == 1 && type.getElementType().isInteger(32);
   std::string abi;
   {
     llvm::raw_string_ostream os(abi);
@@ -1093,15 +1407,23 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
         "\"head_dim_v\":{2},\"causal\":{3},\"window\":[{4},{5}],"
         "\"softcap\":{6},\"scale\":{7},\"lse\":{8},\"arch\":\"{9}\","
         "\"block_m\":{10},\"block_n\":{11},\"warps\":{12},\"stages\":2,"
-        "\"smem_bytes\":{13},\"kernel\":\"{14}\"}",
+        "\"smem_bytes\":{13},\"kernel\":\"{14}\",\"kv_lens\":{15},"
+        "\"paged\":{16},\"split_kv\":{17}}",
         hostFunc.getName(), elt.isBF16() ? "bf16" : "f16", headDim,
         u.getCausal() ? "true" : "false", left, right, exact(cap),
         exact(u.getScale().convertToDouble()), t.lseView ? "true" : "false",
         chip,
         config.getBlockM(), config.getBlockN(), config.getNumWarps(),
-        emitter.smemBytes(), name);
+        emitter.smemBytes(), name, kvLens ? "true" : "false",
+        t.table ? "true" : "false", splitKV ? "true" : "false");
   }
   abi.push_back('\0');
+  // One record per entry point: the split-KV path's kernels (partial,
+  // combine) sit behind the same entry as the unsplit one.
+  if (module.lookupSymbol((hostFunc.getName() + "_flash_abi").str())) {
+    grid.erase();
+    return success();
+  }
   OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
   LLVM::GlobalOp::create(
       mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), abi.size()),
@@ -1111,6 +1433,96 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
   // The grid and everything only it used (the tensor-level tile IR) go.
   grid.erase();
   return success();
+}
+
+gpu::GPUFuncOp FlashToGpuPass::createKernel(ModuleOp module, Location loc,
+                                            StringRef base, int64_t threads) {
+  gpu::GPUModuleOp gpuModule = getOrCreateGpuModule(module);
+  OpBuilder kb = OpBuilder::atBlockEnd(gpuModule.getBody());
+  std::string name = base.str();
+  int suffix = 0;
+  while (gpuModule.lookupSymbol(name))
+    name = llvm::formatv("{0}{1}", base, ++suffix).str();
+  auto func = gpu::GPUFuncOp::create(kb, loc, name, kb.getFunctionType({}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      kb.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  return func;
+}
+
+LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module,
+                                           scf::ParallelOp grid) {
+  Location loc = grid.getLoc();
+  // Threads: the head dim (the inner loop's static bound), in whole warps.
+  int64_t dv = 0;
+  grid.getBody()->walk([&](scf::ParallelOp inner) {
+    Value ub = inner.getUpperBound()[0];
+    if (auto cst = getConstantIntValue(ub))
+      dv = *cst;
+    else if (auto dim = ub.getDefiningOp<memref::DimOp>())
+      if (auto i = dim.getConstantIndex())
+        dv = cast<MemRefType>(dim.getSource().getType()).getDimSize(*i);
+  });
+  if (dv <= 0 || dv > 1024)
+    return grid.emitOpError("flash-to-gpu: a combine needs a static head "
+                            "dim of at most 1024");
+  int64_t threads = (dv + 31) / 32 * 32;
+  auto hostFunc = grid->getParentOfType<func::FuncOp>();
+  gpu::GPUFuncOp func =
+      createKernel(module, loc, (hostFunc.getName() + "_combine").str(),
+                   threads);
+  TiledAttention t;
+  t.grid = grid;
+  OpBuilder kb(func.getContext());
+  KernelEmitter emitter(kb, loc, t, func,
+                        ConfigAttr::get(&getContext(), 16, 16, threads / 32,
+                                        2, 1),
+                        kb.getF32Type(), dv);
+  SmallVector<Value> hostArgs;
+  if (failed(emitter.emitCombine(hostArgs)))
+    return failure();
+  Block &entry = func.getBody().front();
+  func.setFunctionType(
+      FunctionType::get(&getContext(), entry.getArgumentTypes(), {}));
+  OpBuilder hb(grid);
+  auto ub = grid.getUpperBound();
+  Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+  Value block = arith::ConstantIndexOp::create(hb, loc, threads);
+  gpu::LaunchFuncOp::create(hb, loc, func, gpu::KernelDim3{ub[0], ub[1], ub[2]},
+                            gpu::KernelDim3{block, one, one}, Value(),
+                            hostArgs);
+  grid.erase();
+  return success();
+}
+
+void FlashToGpuPass::allocateWorkspaces(ModuleOp module) {
+  SmallVector<memref::AllocOp> allocs;
+  module.walk([&](memref::AllocOp a) {
+    if (a->hasAttr("flash.workspace"))
+      allocs.push_back(a);
+  });
+  auto tokenType = gpu::AsyncTokenType::get(&getContext());
+  for (memref::AllocOp a : allocs) {
+    OpBuilder b(a);
+    Location loc = a.getLoc();
+    // Stream-ordered on the caller's stream (the runtime maps every
+    // stream the host code creates to it).
+    Value t0 = gpu::WaitOp::create(b, loc, tokenType, ValueRange{})
+                   .getAsyncToken();
+    auto alloc = gpu::AllocOp::create(b, loc, a.getType(), tokenType,
+                                      ValueRange{t0}, a.getDynamicSizes(),
+                                      ValueRange{}, /*hostShared=*/false);
+    gpu::WaitOp::create(b, loc, Type(), ValueRange{alloc.getAsyncToken()});
+    a.getResult().replaceAllUsesWith(alloc.getMemref());
+    b.setInsertionPoint(a->getBlock()->getTerminator());
+    Value t2 = gpu::WaitOp::create(b, loc, tokenType, ValueRange{})
+                   .getAsyncToken();
+    auto dealloc = gpu::DeallocOp::create(b, loc, tokenType, ValueRange{t2},
+                                          alloc.getMemref());
+    gpu::WaitOp::create(b, loc, Type(),
+                        ValueRange{dealloc.getAsyncToken()});
+    a.erase();
+  }
 }
 
 } // namespace
