@@ -1392,6 +1392,16 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
   for (BlockArgument arg : hostFunc.getArguments())
     if (auto type = dyn_cast<MemRefType>(arg.getType()))
       kvLens |= type.getRank() == 1 && type.getElementType().isInteger(32);
+  // The entry's static Q and K sizes (-1 = any), for the runtime to check.
+  auto staticShape = [&](unsigned arg) {
+    std::string str = "[";
+    if (arg < hostFunc.getNumArguments())
+      if (auto type = dyn_cast<MemRefType>(hostFunc.getArgument(arg).getType()))
+        for (int64_t i = 0; i < type.getRank(); ++i)
+          str += (i ? "," : "") +
+                 std::to_string(type.isDynamicDim(i) ? -1 : type.getDimSize(i));
+    return str + "]";
+  };
   std::string abi;
   {
     llvm::raw_string_ostream os(abi);
@@ -1408,14 +1418,16 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
         "\"softcap\":{6},\"scale\":{7},\"lse\":{8},\"arch\":\"{9}\","
         "\"block_m\":{10},\"block_n\":{11},\"warps\":{12},\"stages\":2,"
         "\"smem_bytes\":{13},\"kernel\":\"{14}\",\"kv_lens\":{15},"
-        "\"paged\":{16},\"split_kv\":{17}}",
+        "\"paged\":{16},\"split_kv\":{17},\"q_shape\":{18},"
+        "\"kv_shape\":{19}}",
         hostFunc.getName(), elt.isBF16() ? "bf16" : "f16", headDim,
         u.getCausal() ? "true" : "false", left, right, exact(cap),
         exact(u.getScale().convertToDouble()), t.lseView ? "true" : "false",
         chip,
         config.getBlockM(), config.getBlockN(), config.getNumWarps(),
         emitter.smemBytes(), name, kvLens ? "true" : "false",
-        t.table ? "true" : "false", splitKV ? "true" : "false");
+        t.table ? "true" : "false", splitKV ? "true" : "false",
+        staticShape(0), staticShape(1));
   }
   abi.push_back('\0');
   // One record per entry point: the split-KV path's kernels (partial,
