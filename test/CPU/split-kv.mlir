@@ -41,6 +41,28 @@
 // DECODE-NOT: FAIL
 // DECODE: flash-run: 18/18 cases passed
 
+// Split-KV with the KV cache: kv_lens and paged K/V (pages 1, 16, 256),
+// where splits own runs of blocks of each sequence's own length.
+// RUN: flash-run %s --func=lens_s2 --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='5,4,2,5,100;4,4,2,1,113;3,4,2,17,256;4,4,2,40,33' | FileCheck %s --check-prefix=LENS_S2
+// LENS_S2-NOT: FAIL
+// LENS_S2: flash-run: 4/4 cases passed
+
+// RUN: flash-run %s --func=page1_s3 --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='4,4,2,1,37;3,4,2,5,64;2,4,2,3,1' | FileCheck %s --check-prefix=PAGE1_S3
+// PAGE1_S3-NOT: FAIL
+// PAGE1_S3: flash-run: 3/3 cases passed
+
+// RUN: flash-run %s --func=page16_s7 --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='4,4,2,1,160;3,4,2,5,64;2,4,2,3,16;5,4,2,1,512' | FileCheck %s --check-prefix=PAGE16_S7
+// PAGE16_S7-NOT: FAIL
+// PAGE16_S7: flash-run: 4/4 cases passed
+
+// RUN: flash-run %s --func=page256_s3 --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='3,4,2,3,256;2,4,2,1,512' | FileCheck %s --check-prefix=PAGE256_S3
+// PAGE256_S3-NOT: FAIL
+// PAGE256_S3: flash-run: 2/2 cases passed
+
 !t = memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>
 !l = memref<?x?x?xf32>
 
@@ -79,5 +101,29 @@ func.func @s64(%q: !t, %k: !t, %v: !t, %o: !t, %lse: !l) {
 // time (1 for the large batch, more for the small ones).
 func.func @decode(%q: memref<?x8x1x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x2x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x2x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %o: memref<?x8x1x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x8x1xf32, strided<[?, ?, 1], offset: ?>>) {
   flash.attention ins(%q, %k, %v : memref<?x8x1x64xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x2x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x2x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>) outs(%o, %lse : memref<?x8x1x64xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x8x1xf32, strided<[?, ?, 1], offset: ?>>) {causal}
+  return
+}
+
+func.func @lens_s2(%q: !t, %k: !t, %v: !t, %lens: memref<?xi32>, %o: !t, %lse: !l) {
+  flash.attention ins(%q, %k, %v : !t, !t, !t) kv_lens(%lens : memref<?xi32>) outs(%o, %lse : !t, !l)
+      {causal, config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2, splits = 2>}
+  return
+}
+
+func.func @page1_s3(%q: !t, %k: memref<?x?x1x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x1x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %lens: memref<?xi32>, %tab: memref<?x?xi32>, %o: !t, %lse: !l) {
+  flash.attention ins(%q, %k, %v : !t, memref<?x?x1x64xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x1x64xf32, strided<[?, ?, ?, 1], offset: ?>>) kv_lens(%lens : memref<?xi32>) block_table(%tab : memref<?x?xi32>) outs(%o, %lse : !t, !l)
+      {causal, config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2, splits = 3>}
+  return
+}
+
+func.func @page16_s7(%q: !t, %k: memref<?x?x16x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x16x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %lens: memref<?xi32>, %tab: memref<?x?xi32>, %o: !t, %lse: !l) {
+  flash.attention ins(%q, %k, %v : !t, memref<?x?x16x64xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x16x64xf32, strided<[?, ?, ?, 1], offset: ?>>) kv_lens(%lens : memref<?xi32>) block_table(%tab : memref<?x?xi32>) outs(%o, %lse : !t, !l)
+      {config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2, splits = 7>}
+  return
+}
+
+func.func @page256_s3(%q: !t, %k: memref<?x?x256x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x256x64xf32, strided<[?, ?, ?, 1], offset: ?>>, %lens: memref<?xi32>, %tab: memref<?x?xi32>, %o: !t, %lse: !l) {
+  flash.attention ins(%q, %k, %v : !t, memref<?x?x256x64xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x256x64xf32, strided<[?, ?, ?, 1], offset: ?>>) kv_lens(%lens : memref<?xi32>) block_table(%tab : memref<?x?xi32>) outs(%o, %lse : !t, !l)
+      {causal, config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2, splits = 3>}
   return
 }

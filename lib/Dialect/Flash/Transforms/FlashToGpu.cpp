@@ -1148,7 +1148,8 @@ LogicalResult KernelEmitter::cloneCombineBlock(Block &body, IRMapping &map,
         return failure();
       continue;
     }
-    // exp and log as one MUFU instruction each (weights <= 1; LSE).
+    // exp, log and max as one instruction each (weights <= 1; LSE), not
+    // libdevice calls (see intrinsic()).
     if (auto e = dyn_cast<math::ExpOp>(op)) {
       Value x = lift(e.getOperand(), map);
       if (!x)
@@ -1161,6 +1162,13 @@ LogicalResult KernelEmitter::cloneCombineBlock(Block &body, IRMapping &map,
       if (!x)
         return failure();
       map.map(lg.getResult(), log(x));
+      continue;
+    }
+    if (auto mx = dyn_cast<arith::MaxNumFOp>(op)) {
+      Value x = lift(mx.getLhs(), map), y = lift(mx.getRhs(), map);
+      if (!x || !y)
+        return failure();
+      map.map(mx.getResult(), fmax(x, y));
       continue;
     }
     if (auto f = dyn_cast<math::FmaOp>(op)) {
