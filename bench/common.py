@@ -22,9 +22,10 @@ def torch_dtype(name):
     return {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[name]
 
 
-def read_manifest(art_dir):
-    """The manifest's entries, each with 'so' made absolute as 'path'."""
-    path = os.path.join(art_dir, "manifest.json")
+def read_manifest(art_dir, name="manifest.json"):
+    """The manifest's entries, each with 'so' made absolute as 'path'
+    (`name`: the manifest's file name in `art_dir`, or a path)."""
+    path = os.path.join(art_dir, name)
     with open(path) as f:
         entries = json.load(f)
     if isinstance(entries, dict):  # tolerate {"kernels": [...]}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""CPU self-test of the pure-Python parts of bench/correctness.py and
-bench/benchmark.py: case generation, the reference (against a brute-force
+"""CPU self-test of the pure-Python parts of bench/correctness.py,
+bench/benchmark.py and bench/decode.py: case generation, the reference (against a brute-force
 loop), the tolerance and poisoning logic (a correct fake kernel passes, broken
 fakes fail for the right reason), manifest handling and the benchmark table.
 Needs torch (any recent CPU build); no GPU, no flashmlir.
@@ -22,6 +22,7 @@ import torch  # noqa: E402
 import benchmark  # noqa: E402
 import common  # noqa: E402
 import correctness as C  # noqa: E402
+import decode  # noqa: E402
 
 DEV = "cpu"
 
@@ -387,6 +388,224 @@ def test_benchmark_verify():
         assert not ok and "NaN" in info["why"], info
         ok, info = benchmark.verify(ours, l + 0.05, fa2, q, k, v, abi)
         assert not ok and "LSE" in info["why"], info
+
+
+# ---------------------------------------------------------------- decode.py
+
+def decode_entry(hq, hkv, sq, d, causal=False, lens=False, page=0):
+    name = f"dec_d{d}_h{hq}x{hkv}_q{sq}{'_causal' if causal else ''}{'_lens' if lens else ''}" \
+           f"{f'_page{page}' if page else ''}"
+    return {"so": "decode.so", "func": name, "kind": "decode", "dtype": "bf16", "head_dim": d,
+            "causal": causal, "heads_q": hq, "heads_kv": hkv, "seq_q": sq, "kv_lens": lens,
+            "paged": bool(page), "page_size": page, "path": "/nonexistent/decode.so"}
+
+
+class FakeDecodeKernel:
+    """A decode entry computed by brute force in float64, one sequence at a
+    time, reading keys through kv_lens and the block table as the op defines
+    them (never touching dead rows), with planted bugs."""
+
+    def __init__(self, e, bug=None):
+        self.bug = bug
+        d, page = e["head_dim"], e["page_size"]
+        self.abi = {"func": e["func"], "dtype": "bf16", "head_dim": d, "head_dim_v": d,
+                    "causal": e["causal"], "window": [-1, -1], "softcap": 0.0,
+                    "scale": 1.0 / math.sqrt(d), "lse": True, "kv_lens": e["kv_lens"],
+                    "paged": e["paged"], "split_kv": True,
+                    "q_shape": [-1, e["heads_q"], e["seq_q"], d],
+                    "kv_shape": [-1, e["heads_kv"], page if page else -1, d]}
+        self.calls = 0
+
+    def __call__(self, q, k, v, out=None, lse=None, kv_lens=None, block_table=None):
+        self.calls += 1
+        assert (kv_lens is not None) == self.abi["kv_lens"]
+        assert (block_table is not None) == self.abi["paged"]
+        b_, hq, sq, d = q.shape
+        hkv = k.shape[1]
+        g = hq // hkv
+        scale = self.abi["scale"]
+        for b in range(b_):
+            if self.abi["paged"]:
+                ps = k.shape[2]
+                L = int(kv_lens[b])
+                j = torch.arange(L)
+                if self.bug == "identity_table":
+                    pages = b * block_table.shape[1] + j // ps
+                else:
+                    pages = block_table[b].long()[j // ps]
+                kb, vb = k[pages, :, j % ps], v[pages, :, j % ps]  # [L, Hkv, D]
+                kb, vb = kb.transpose(0, 1), vb.transpose(0, 1)
+            else:
+                L = int(kv_lens[b]) if kv_lens is not None else k.shape[2]
+                if self.bug == "ignore_lens":
+                    L = k.shape[2]
+                kb, vb = k[b, :, :L], v[b, :, :L]
+            kb = kb.double().repeat_interleave(g, 0)  # [Hq, L, D]
+            vb = vb.double().repeat_interleave(g, 0)
+            s = q[b].double() @ kb.transpose(-1, -2) * scale  # [Hq, Sq, L]
+            if self.abi["causal"]:
+                i = torch.arange(sq).view(-1, 1)
+                jj = torch.arange(L).view(1, -1)
+                vis = jj <= i + (L - sq) if self.bug != "topleft" else jj <= i
+                s = s.masked_fill(~vis, float("-inf"))
+            l = torch.logsumexp(s, -1) if L else torch.full((hq, sq), float("-inf"), dtype=torch.float64)
+            safe = torch.where(torch.isinf(l), torch.zeros_like(l), l)
+            o = torch.exp(s - safe.unsqueeze(-1)) @ vb if L else torch.zeros(hq, sq, d, dtype=torch.float64)
+            if self.bug == "dead_nan":
+                o = o.masked_fill(torch.isinf(l).unsqueeze(-1), float("nan"))
+            out[b].copy_(o.to(out.dtype))
+            lse[b].copy_(l.float())
+        return out, lse
+
+
+DECODE_ENTRIES = [decode_entry(4, 2, 1, 16), decode_entry(4, 2, 1, 16, lens=True),
+                  decode_entry(4, 2, 1, 16, lens=True, page=4),
+                  decode_entry(4, 1, 4, 16, causal=True, lens=True),
+                  decode_entry(4, 2, 4, 16, causal=True, lens=True, page=16)]
+
+
+def decode_small_cases(entries=DECODE_ENTRIES):
+    return [c for c in decode.make_cases(entries) if c.cap <= 65]
+
+
+def decode_run(cases, bug=None):
+    kernels = {}
+
+    def get(e):
+        if e["func"] not in kernels:
+            kernels[e["func"]] = FakeDecodeKernel(e, bug)
+        return kernels[e["func"]], None
+    logs = []
+    res = decode.run_correctness(cases, get, device=DEV, log=logs.append)
+    return res, logs
+
+
+def test_decode_case_matrix():
+    cs = decode.make_cases(DECODE_ENTRIES)
+    assert len(cs) == len(DECODE_ENTRIES) * 3 * 7 * 2
+    for e in DECODE_ENTRIES:
+        mine = [c for c in cs if c.entry["func"] == e["func"]]
+        assert {c.batch for c in mine} == {1, 3, 16}
+        assert {c.cap for c in mine} == set(decode.CACHE_LENS)
+        assert {c.layout for c in mine} == {"bhsd", "bshd"}
+    # lengths: full, 0 and 1 for every kv_lens entry, Sq-1 / Sq around a chunk
+    g = torch.Generator().manual_seed(0)
+    seen = set()
+    for c in cs:
+        if c.entry["func"] == DECODE_ENTRIES[3]["func"]:
+            lens = decode.make_lens(c.batch, c.cap, 4, True, c.variant, g)
+            assert len(lens) == c.batch and all(0 <= x <= c.cap for x in lens)
+            seen.update((x == c.cap, x) for x in lens)
+    vals = {x for _, x in seen}
+    assert {0, 1, 3, 4, 5, 32768}.issubset(vals), sorted(vals)[:10]
+
+
+def test_decode_paged_inputs():
+    e = DECODE_ENTRIES[2]
+    sem = decode.semantics(e, FakeDecodeKernel(e).abi)
+    assert sem["paged"] and sem["page_size"] == 4 and sem["hq"] == 4 and sem["hkv"] == 2
+    c = decode.Case(0, e, 3, 17, "bshd", 1)
+    inp = decode.make_inputs(c, sem, DEV)
+    k, t, lens = inp["k"], inp["block_table"], inp["lens"]
+    assert k.shape[1:] == (2, 4, 16) and not k.is_contiguous() and k.transpose(1, 2).is_contiguous()
+    assert t.dtype == torch.int32 and t.shape == (3, 5) and len(set(t.flatten().tolist())) == 15
+    spare = sorted(set(range(k.shape[0])) - set(t.flatten().tolist()))
+    assert spare and bool(torch.isnan(k[spare]).all())
+    for b in range(3):
+        for j in range(20):
+            row = k[int(t[b, j // 4]), :, j % 4]
+            assert bool(torch.isnan(row).all()) == (j >= lens[b]), (b, j, lens)
+    # the logical view the reference reads
+    assert inp["k_ref"].shape == (3, 2, 17, 16)
+    b, j = 0, min(lens[0], 17) - 1
+    if j >= 0:
+        assert torch.equal(inp["k_ref"][b, :, j], k[int(t[b, j // 4]), :, j % 4])
+
+
+def test_decode_reference_vs_bruteforce():
+    """A correct kernel passes every small case (so the reference, the
+    lengths, the page gather and the causal alignment agree with a per-
+    sequence brute force), with dead rows where expected."""
+    cs = decode_small_cases()
+    res, logs = decode_run(cs)
+    assert all(r["ok"] for r in res), logs[:5]
+    assert any(r.get("dead_rows") for r in res)
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        nfail = decode.summarize(res)
+    assert nfail == 0 and f"decode-correctness: {len(res)}/{len(res)} passed" in buf.getvalue()
+
+
+def test_decode_planted_bugs():
+    cs = decode_small_cases()
+    for bug, entry, want in (("ignore_lens", 1, "NaN"), ("identity_table", 2, "err"),
+                             ("topleft", 3, "err"), ("dead_nan", 1, "NaN")):
+        mine = [c for c in cs if c.entry["func"] == DECODE_ENTRIES[entry]["func"]]
+        res, logs = decode_run(mine, bug)
+        bad = [r for r in res if not r["ok"]]
+        assert bad, bug
+        assert any(want in r["why"] for r in bad), (bug, bad[0]["why"])
+        assert all(line.startswith("FAIL #") for line in logs), logs[:2]
+
+
+def test_decode_abi_mismatch_and_tables():
+    e = DECODE_ENTRIES[1]
+    abi = dict(FakeDecodeKernel(e).abi, q_shape=[-1, 8, 1, 16])
+    assert decode.decode_mismatch(e, abi) == ["heads_q: manifest 4 vs abi 8"]
+    assert decode.decode_mismatch(e, FakeDecodeKernel(e).abi) == []
+    r = {"batch": 16, "kv_len": 32768, "ours_us": 100.0, "fa2_us": 120.0, "cudnn_us": 90.0,
+         "ours_tbps": 2.7, "fa2_tbps": 2.2, "cudnn_tbps": 3.0, "ours_over_fa2": 1.2,
+         "ours_over_cudnn": 0.9, "verify": "ok", "cudnn_how": "repeat_interleave"}
+    line = decode.speed_line(r)
+    assert "16x32k" in line and "1.20" in line and "90.0*" in line, line
+    assert decode.kv_bytes(1, 8, 4096, 128) == 16 * 1024 * 1024
+    t = decode.latency_table({"c_api": {"modes": [{"mode": "sync", "pointer_checks": True,
+                                                    "median_us": 12.5, "p90_us": 14.0}]},
+                              "fa2": {"median_us": 30.0, "p90_us": 33.0, "how": "enable_gqa"}})
+    assert "12.5" in t and "FA2" in t, t
+
+
+def test_decode_speed_flow():
+    """run_speed on the CPU with stand-ins for torch SDPA (cuDNN refusing
+    enable_gqa, so the repeat_interleave fallback is taken and noted) and
+    for do_bench: rows verified, a broken kernel reported."""
+    import argparse
+    e = decode_entry(4, 2, 1, 16)
+    saved = decode.torch_backends, decode.sdpa_call, decode.bench_ms
+
+    def fake_sdpa(backend, q, k, v, scale, gqa, k_rep=None, v_rep=None):
+        def f():
+            if backend == "CU" and gqa:
+                raise RuntimeError("No available kernel. Aborting execution.")
+            kk, vv = (k, v) if gqa else (k_rep, v_rep)
+            return decode.attention(q, kk, vv, None, False, scale, torch.float32)[0].to(q.dtype)
+        return f
+    try:
+        decode.torch_backends = lambda: {"fa2": "FA", "cudnn": "CU"}
+        decode.sdpa_call = fake_sdpa
+        decode.bench_ms = lambda fn, w, r: (fn(), 0.05)[1]
+        args = argparse.Namespace(backends="fa2,cudnn", warmup=1, rep=1, verbose=False)
+        for bug, want in ((None, "ok"), ("topleft", "ok"), ("noise", "MISMATCH")):
+            k = FakeDecodeKernel(e)
+            if bug == "noise":
+                inner = k.__call__
+
+                def k(q, kk, v, out=None, lse=None, inner=inner):
+                    inner(q, kk, v, out=out, lse=lse)
+                    out.add_(0.05)
+                    return out, lse
+            sem = decode.semantics(e, FakeDecodeKernel(e).abi)
+            notes, logs = [], []
+            rows = decode.run_speed(e, k, sem, [(1, 64), (3, 100)], args, notes, log=logs.append,
+                                    device=DEV)
+            assert [r["verify"] for r in rows] == [want] * 2, (bug, rows[0].get("why"))
+            r = rows[0]
+            assert r["fa2_how"] == "enable_gqa" and r["cudnn_how"] == "repeat_interleave", r
+            assert any("cudnn: enable_gqa refused" in n for n in notes), notes
+            assert abs(r["ours_us"] - 50.0) < 1e-9 and abs(r["ours_over_fa2"] - 1.0) < 1e-9
+            assert r["kv_bytes"] == 2 * 1 * 2 * 64 * 16 * 2
+    finally:
+        decode.torch_backends, decode.sdpa_call, decode.bench_ms = saved
 
 
 def main():

@@ -7,6 +7,7 @@ PyTorch CUDA tensors without building anything against PyTorch:
     attn = flashmlir.Kernel("libattn.so", "attn")
     out, lse = attn(q, k, v)          # q [B, Hq, Sq, D], k/v [B, Hkv, Sk, D]
     out, lse = attn(q.transpose(1, 2), ...)  # BSHD storage as a strided view
+    out, lse = dec(q, k, v, kv_lens=lens, block_table=table)  # KV-cache entries
 
 Tensors are in logical [batch, heads, seq, head_dim] order with any strides
 (innermost stride 1, 16-byte aligned rows); the kernel runs on PyTorch's
@@ -102,6 +103,9 @@ def load_runtime(path=None):
     lib.flashrt_attention.restype = i32
     # Tensor arguments are addresses of packed flashrt_tensor (see _ArgBlock).
     lib.flashrt_attention.argtypes = [ptr] * 7
+    if hasattr(lib, "flashrt_attention_kv"):
+        lib.flashrt_attention_kv.restype = i32
+        lib.flashrt_attention_kv.argtypes = [ptr] * 9
     lib.flashrt_set_async.restype = None
     lib.flashrt_set_async.argtypes = [i32]
     lib.flashrt_set_pointer_checks.restype = None
@@ -149,7 +153,8 @@ def _get_torch():
         except ImportError:
             torch = False
         if torch:
-            _torch_dtypes = {torch.float16: 1, torch.bfloat16: 2, torch.float32: 3}
+            _torch_dtypes = {torch.float16: 1, torch.bfloat16: 2, torch.float32: 3,
+                             torch.int32: 4}
             _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
                 lambda d: torch.cuda.current_stream(d).cuda_stream)
             _current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
@@ -177,12 +182,13 @@ assert _TENSOR.size == ctypes.sizeof(_Tensor)
 
 
 class _ArgBlock:
-    """Five flashrt_tensor (Q, K, V, O, LSE); one per Kernel and thread."""
+    """Seven flashrt_tensor (Q, K, V, O, LSE, kv_lens, block_table); one per
+    Kernel and thread."""
 
     def __init__(self):
-        self.buf = ctypes.create_string_buffer(5 * _TENSOR.size)
+        self.buf = ctypes.create_string_buffer(7 * _TENSOR.size)
         base = ctypes.addressof(self.buf)
-        self.ptrs = [base + i * _TENSOR.size for i in range(5)]
+        self.ptrs = [base + i * _TENSOR.size for i in range(7)]
 
     def pack(self, i, name, t):
         code = _torch_dtypes.get(t.dtype, 0)
@@ -197,7 +203,8 @@ class _ArgBlock:
             _TENSOR.pack_into(self.buf, i * _TENSOR.size, t.data_ptr(), *shape, *pad,
                               *t.stride(), *pad, n, code)
         else:
-            raise FlashError(f"{name} has rank {n}, expected 4 (3 for lse)")
+            raise FlashError(f"{name} has rank {n}, expected 4 (3 for lse, 1 for kv_lens, "
+                             "2 for block_table)")
 
 
 def _empty_like_layout(torch, q, dv):
@@ -237,15 +244,24 @@ class Kernel:
         self.abi = json.loads(self._lib.flashrt_abi(handle).decode())
         self._has_lse = bool(self.abi.get("lse"))
         self._dv = int(self.abi.get("head_dim_v") or self.abi.get("head_dim") or 0)
+        # Entries over a KV cache take kv_lens and/or a block table.
+        self._serving = bool(self.abi.get("kv_lens")) or bool(self.abi.get("paged"))
 
-    def __call__(self, q, k, v, out=None, lse=None):
+    def __call__(self, q, k, v, out=None, lse=None, kv_lens=None, block_table=None):
         """Attention of q, k, v into out (and lse, f32 [B, Hq, Sq]), allocated
-        when not given. Returns (out, lse) if the kernel writes LSE, else out."""
+        when not given. Returns (out, lse) if the kernel writes LSE, else out.
+
+        Entries whose ABI has "kv_lens" take kv_lens (int32 CUDA [B]: valid
+        keys per sequence); "paged" ones block_table (int32 CUDA [B,
+        pages_per_seq], unit inner stride) with k/v the page pools [pages,
+        Hkv, page_size, D] (e.g. a [pages, page_size, Hkv, D] pool passed as
+        x.transpose(1, 2))."""
         if self._handle is None:
             raise FlashError(f"{self.func}: the kernel is closed")
         torch = _get_torch()
         tensor = torch.Tensor if torch is not None else ()
-        for name, t in (("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse)):
+        for name, t in (("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse),
+                        ("kv_lens", kv_lens), ("block_table", block_table)):
             if not isinstance(t, tensor) and (t is not None or name in ("q", "k", "v")):
                 raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
         # The runtime leaves the pointer checks to PyTorch (see load_runtime),
@@ -261,7 +277,8 @@ class Kernel:
         block = getattr(self._tls, "block", None)
         if block is None:
             block = self._tls.block = _ArgBlock()
-        for i, (name, t) in enumerate((("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse))):
+        for i, (name, t) in enumerate((("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse),
+                                       ("kv_lens", kv_lens), ("block_table", block_table))):
             if t is None:
                 continue
             if t.get_device() != device:
@@ -269,13 +286,21 @@ class Kernel:
             block.pack(i, name, t)
         p = block.ptrs
         lse_ptr = p[4] if lse is not None else None
+        if self._serving or kv_lens is not None or block_table is not None:
+            if not hasattr(self._lib, "flashrt_attention_kv"):
+                raise FlashError(f"{self.func}: this libflashrt has no flashrt_attention_kv "
+                                 "(kv_lens / block_table); use a newer runtime")
+            fn = self._lib.flashrt_attention_kv
+            args = (self._handle, p[0], p[1], p[2], p[5] if kv_lens is not None else None,
+                    p[6] if block_table is not None else None, p[3], lse_ptr)
+        else:
+            fn = self._lib.flashrt_attention
+            args = (self._handle, p[0], p[1], p[2], p[3], lse_ptr)
         if _current_device() == device:
-            rc = self._lib.flashrt_attention(self._handle, p[0], p[1], p[2], p[3], lse_ptr,
-                                             _raw_stream(device))
+            rc = fn(*args, _raw_stream(device))
         else:
             with torch.cuda.device(device):
-                rc = self._lib.flashrt_attention(self._handle, p[0], p[1], p[2], p[3], lse_ptr,
-                                                 _raw_stream(device))
+                rc = fn(*args, _raw_stream(device))
         if rc:
             raise _error(self._lib, rc, self.func)
         return (out, lse) if self._has_lse else out

@@ -45,13 +45,15 @@ enum {
   FLASHRT_DTYPE_UNCHECKED = 0, /* not checked against the artifact */
   FLASHRT_DTYPE_F16 = 1,
   FLASHRT_DTYPE_BF16 = 2,
-  FLASHRT_DTYPE_F32 = 3
+  FLASHRT_DTYPE_F32 = 3,
+  FLASHRT_DTYPE_I32 = 4 /* kv_lens and block_table */
 };
 
 typedef struct flashrt_kernel flashrt_kernel;
 
 /* A device tensor in logical order: Q/K/V/O are rank 4 [batch, heads, seq,
- * head_dim], LSE rank 3 [batch, heads_q, seq_q]. Sizes and strides are in
+ * head_dim], LSE rank 3 [batch, heads_q, seq_q], kv_lens rank 1 [batch] and
+ * block_table rank 2 [batch, pages_per_seq] (both i32). Sizes and strides are in
  * elements (PyTorch's x.size()/x.stride()); a BSHD buffer is passed as the
  * strided view x.transpose(1, 2). `dtype` (FLASHRT_DTYPE_*) is checked against
  * the artifact unless 0; it sits in what would be padding, so a zeroed struct
@@ -89,12 +91,38 @@ FLASHRT_API const char *flashrt_abi(const flashrt_kernel *k);
  * (the kernels index with 32 bits, unless the ABI says "index_bits":64), and
  * that the data is device memory of the artifact's GPU covering each view.
  * An empty problem (batch, heads or query length 0) returns FLASHRT_OK
- * without a launch. Waits for the kernel unless flashrt_set_async(1). */
+ * without a launch. Waits for the kernel unless flashrt_set_async(1).
+ * Entries whose ABI has kv_lens or a block table are refused: they take
+ * flashrt_attention_kv. */
 FLASHRT_API int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
                                   const flashrt_tensor *kk,
                                   const flashrt_tensor *v,
                                   const flashrt_tensor *o,
                                   const flashrt_tensor *lse, void *stream);
+
+/* flashrt_attention for entries over a KV cache (ABI "kv_lens": true and/or
+ * "paged": true; it also runs every other entry, with both NULL):
+ *  - kv_lens: i32 [B], unit stride; kv_lens[b] keys of sequence b are valid
+ *    (at most K's seq length, or pages_per_seq * page_size when paged); the
+ *    causal mask aligns bottom-right with Sk = kv_lens[b]. NULL iff the ABI
+ *    has no kv_lens.
+ *  - block_table: i32 [B, pages_per_seq], unit inner stride (ABI "paged":
+ *    true, NULL otherwise). K and V are then the page pool [num_pages, Hkv,
+ *    page_size, D] (typically a [num_pages, page_size, Hkv, D] buffer passed
+ *    as x.transpose(1, 2)); key j of sequence b is slot j % page_size of page
+ *    block_table[b][j / page_size].
+ * The values of kv_lens and block_table (device memory) are not checked: they
+ * must lie in range. Besides flashrt_attention's checks, Q/O/LSE and K/V must
+ * match the ABI's static "q_shape"/"kv_shape" dims (the kernel is compiled
+ * for them). */
+FLASHRT_API int flashrt_attention_kv(flashrt_kernel *k,
+                                     const flashrt_tensor *q,
+                                     const flashrt_tensor *kk,
+                                     const flashrt_tensor *v,
+                                     const flashrt_tensor *kv_lens,
+                                     const flashrt_tensor *block_table,
+                                     const flashrt_tensor *o,
+                                     const flashrt_tensor *lse, void *stream);
 
 /* flashrt_attention timed with CUDA events on `stream`: `warmup` untimed
  * runs, then `reps` timed ones; *median_ms is the median. */
@@ -104,6 +132,16 @@ FLASHRT_API int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
                                 const flashrt_tensor *o,
                                 const flashrt_tensor *lse, void *stream,
                                 int warmup, int reps, float *median_ms);
+
+/* flashrt_time_ms for flashrt_attention_kv's arguments. */
+FLASHRT_API int flashrt_time_kv_ms(flashrt_kernel *k, const flashrt_tensor *q,
+                                   const flashrt_tensor *kk,
+                                   const flashrt_tensor *v,
+                                   const flashrt_tensor *kv_lens,
+                                   const flashrt_tensor *block_table,
+                                   const flashrt_tensor *o,
+                                   const flashrt_tensor *lse, void *stream,
+                                   int warmup, int reps, float *median_ms);
 
 /* Unloads the artifact (its destructor unloads the GPU module). NULL is a
  * no-op. */

@@ -175,6 +175,7 @@ int flashrt::dtypeBytes(int dtype) {
   case FLASHRT_DTYPE_BF16:
     return 2;
   case FLASHRT_DTYPE_F32:
+  case FLASHRT_DTYPE_I32:
     return 4;
   default:
     return 0;
@@ -189,6 +190,8 @@ const char *flashrt::dtypeName(int dtype) {
     return "bf16";
   case FLASHRT_DTYPE_F32:
     return "f32";
+  case FLASHRT_DTYPE_I32:
+    return "i32";
   default:
     return "unknown";
   }
@@ -222,6 +225,26 @@ std::string flashrt::parseAbi(const std::string &json, Abi &abi) {
   if (bits && *bits != 32 && *bits != 64)
     return "\"index_bits\" must be 32 or 64";
   abi.indexBits = bits ? int(*bits) : 32;
+
+  abi.kvLens = abiBool(json, "kv_lens").value_or(false);
+  abi.paged = abiBool(json, "paged").value_or(false);
+  abi.splitKv = abiBool(json, "split_kv").value_or(false);
+  for (auto [key, shape] : {std::pair<const char *, std::vector<int64_t> *>{
+                                "q_shape", &abi.qShape},
+                            {"kv_shape", &abi.kvShape}}) {
+    shape->clear();
+    std::optional<std::vector<double>> dims = abiNumbers(json, key);
+    if (!dims)
+      continue; // Absent (old artifacts) or null: nothing static.
+    if (dims->size() != 4)
+      return std::string("\"") + key + "\" must have 4 dims";
+    for (double x : *dims) {
+      if (x != int64_t(x) || x < -1)
+        return std::string("\"") + key + "\" has a dim that is not -1 or a "
+               "size";
+      shape->push_back(int64_t(x));
+    }
+  }
 
   abi.arch = abiString(json, "arch").value_or("");
   if (!abi.arch.empty()) {

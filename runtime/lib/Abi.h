@@ -40,6 +40,12 @@ struct Abi {
   /// Width of the kernel's index arithmetic ("index_bits", default 32: the
   /// kernels address tensors with 32-bit offsets).
   int indexBits = 32;
+  /// Serving operands: an i32 [B] kv_lens after V, an i32 [B, pages] block
+  /// table after it (K/V are then page pools); split_kv is informative.
+  bool kvLens = false, paged = false, splitKv = false;
+  /// Static dims the kernel was compiled for: [B, Hq, Sq, D] and K's
+  /// [B or pages, Hkv, Sk or page_size, D]; -1 = dynamic; empty if absent.
+  std::vector<int64_t> qShape, kvShape;
 };
 
 /// Parses the fields of Abi; returns "" or what is missing or malformed.

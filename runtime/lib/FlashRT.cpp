@@ -36,8 +36,21 @@ struct MemRef3 {
   void *allocated, *aligned;
   int64_t offset, sizes[3], strides[3];
 };
-using Entry4 = void (*)(MemRef4 *, MemRef4 *, MemRef4 *, MemRef4 *);
-using Entry5 = void (*)(MemRef4 *, MemRef4 *, MemRef4 *, MemRef4 *, MemRef3 *);
+struct MemRef2 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+};
+struct MemRef1 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+};
+/// Entries take descriptor pointers: Q, K, V, [kv_lens], [block_table], O,
+/// [LSE]; 4 to 7 of them.
+using P = void *;
+using Entry4 = void (*)(P, P, P, P);
+using Entry5 = void (*)(P, P, P, P, P);
+using Entry6 = void (*)(P, P, P, P, P, P);
+using Entry7 = void (*)(P, P, P, P, P, P, P);
 
 /// cp.async moves 16-byte chunks: rows must start on 16-byte boundaries.
 constexpr int64_t kAlignBytes = 16;
@@ -73,7 +86,12 @@ struct Arg {
   const flashrt_tensor *t;
   int rank;
   int elemBytes;
+  int dtype;         // FLASHRT_DTYPE_* it must be (unless the caller says 0)
+  bool used = true;  // the entry takes this operand
 };
+
+/// Positions in the argument array.
+enum { kQ, kK, kV, kO, kLse, kLens, kTable, kNumArgs };
 
 /// Byte extent [0, bytes) of a non-empty strided view, or -1 on overflow.
 int64_t viewBytes(const flashrt_tensor &t, int elemBytes) {
@@ -104,12 +122,12 @@ int invalid(const std::string &message) {
 
 /// Checks the arguments against each other and the ABI, without the driver.
 /// Sets `empty` when there is nothing to compute.
-int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
+int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args,
               bool &empty);
 
 /// Checks that the non-empty tensors are device memory of the current
 /// context's device, covering their views.
-int checkDeviceMemory(Arg *args, int nargs);
+int checkDeviceMemory(Arg *args);
 
 } // namespace
 
@@ -122,10 +140,19 @@ struct flashrt_kernel {
 
 namespace {
 
-int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args,
               bool &empty) {
-  for (int i = 0; i < nargs; ++i) {
+  for (int i = 0; i < kNumArgs; ++i) {
     const Arg &a = args[i];
+    if (!a.used)
+      continue;
     if (!a.t)
       return invalid(std::string(a.name) + " is NULL");
     const flashrt_tensor &t = *a.t;
@@ -141,41 +168,78 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
         return invalid(std::string(a.name) + " has a negative stride (dim " +
                        std::to_string(d) + ")");
     }
-    int want = a.elemBytes == 4 ? FLASHRT_DTYPE_F32 : abi.dtype;
-    if (t.dtype != FLASHRT_DTYPE_UNCHECKED && t.dtype != want)
+    if (t.dtype != FLASHRT_DTYPE_UNCHECKED && t.dtype != a.dtype)
       return invalid(std::string(a.name) + " is " + dtypeName(t.dtype) +
-                     " but " + k->func + " takes " + dtypeName(want));
+                     " but " + k->func + " takes " + dtypeName(a.dtype));
+  }
+
+  // The static dims the kernel was compiled for (ABI q_shape / kv_shape).
+  struct Static {
+    int arg, dims;
+    const std::vector<int64_t> *shape;
+    const char *key;
+  } statics[] = {{kQ, 4, &abi.qShape, "q_shape"},
+                 {kO, 3, &abi.qShape, "q_shape"},
+                 {kLse, 3, &abi.qShape, "q_shape"},
+                 {kK, 4, &abi.kvShape, "kv_shape"},
+                 {kV, 3, &abi.kvShape, "kv_shape"}};
+  static const char *qDims[] = {"batch", "heads", "query length", "head dim"};
+  static const char *kvDims[] = {"batch", "KV heads", "KV length", "head dim"};
+  static const char *pageDims[] = {"pages", "KV heads", "page size",
+                                   "head dim"};
+  for (const Static &st : statics) {
+    const Arg &a = args[st.arg];
+    if (!a.used || st.shape->size() != 4)
+      continue;
+    for (int d = 0; d < st.dims; ++d) {
+      int64_t want = (*st.shape)[d];
+      if (want < 0 || a.t->sizes[d] == want)
+        continue;
+      const char *what = st.shape == &abi.qShape ? qDims[d]
+                         : abi.paged             ? pageDims[d]
+                                                 : kvDims[d];
+      return invalid(std::string(a.name) + " has " +
+                     std::to_string(a.t->sizes[d]) + " in dim " +
+                     std::to_string(d) + " (" + what + ") but " + k->func +
+                     " is compiled for " + std::to_string(want) + " (" +
+                     st.key + " " + shapeText(*st.shape) +
+                     "; -1 = any)");
+    }
   }
 
   // Q [B,Hq,Sq,D], K [B,Hkv,Sk,D], V [B,Hkv,Sk,Dv], O [B,Hq,Sq,Dv], LSE
-  // [B,Hq,Sq]: every size is named by Q, K or V.
-  const flashrt_tensor &q = *args[0].t, &kk = *args[1].t;
+  // [B,Hq,Sq]: every size is named by Q, K or V. Paged: K/V are page pools
+  // [pages, Hkv, page_size, D]; kv_lens [B], block_table [B, pages_per_seq].
+  const flashrt_tensor &q = *args[kQ].t, &kk = *args[kK].t;
   int64_t b = q.sizes[0], hq = q.sizes[1], sq = q.sizes[2];
-  int64_t hkv = kk.sizes[1], sk = kk.sizes[2];
+  int64_t kb = kk.sizes[0], hkv = kk.sizes[1], sk = kk.sizes[2];
   struct Expect {
     int arg, dim;
     int64_t value;
     const char *what;
+    bool check = true;
   } expects[] = {
-      {0, 3, abi.headDim, "head dim (the artifact's D)"},
-      {1, 0, b, "batch (Q's)"},
-      {1, 3, abi.headDim, "head dim (the artifact's D)"},
-      {2, 0, b, "batch (Q's)"},
-      {2, 1, hkv, "KV heads (K's)"},
-      {2, 2, sk, "KV length (K's)"},
-      {2, 3, abi.headDimV, "head dim (the artifact's Dv)"},
-      {3, 0, b, "batch (Q's)"},
-      {3, 1, hq, "heads (Q's)"},
-      {3, 2, sq, "query length (Q's)"},
-      {3, 3, abi.headDimV, "head dim (the artifact's Dv)"},
-      {4, 0, b, "batch (Q's)"},
-      {4, 1, hq, "heads (Q's)"},
-      {4, 2, sq, "query length (Q's)"},
+      {kQ, 3, abi.headDim, "head dim (the artifact's D)"},
+      {kK, 0, b, "batch (Q's)", !abi.paged},
+      {kK, 3, abi.headDim, "head dim (the artifact's D)"},
+      {kV, 0, kb, abi.paged ? "pages (K's)" : "batch (Q's)"},
+      {kV, 1, hkv, "KV heads (K's)"},
+      {kV, 2, sk, abi.paged ? "page size (K's)" : "KV length (K's)"},
+      {kV, 3, abi.headDimV, "head dim (the artifact's Dv)"},
+      {kO, 0, b, "batch (Q's)"},
+      {kO, 1, hq, "heads (Q's)"},
+      {kO, 2, sq, "query length (Q's)"},
+      {kO, 3, abi.headDimV, "head dim (the artifact's Dv)"},
+      {kLse, 0, b, "batch (Q's)"},
+      {kLse, 1, hq, "heads (Q's)"},
+      {kLse, 2, sq, "query length (Q's)"},
+      {kLens, 0, b, "batch (Q's)"},
+      {kTable, 0, b, "batch (Q's)"},
   };
   for (const Expect &e : expects) {
-    if (e.arg >= nargs)
-      continue;
     const Arg &a = args[e.arg];
+    if (!a.used || !e.check)
+      continue;
     if (a.t->sizes[e.dim] != e.value)
       return invalid(std::string(a.name) + " has " +
                      std::to_string(a.t->sizes[e.dim]) + " in dim " +
@@ -190,17 +254,22 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
     return invalid("Q heads (" + std::to_string(hq) +
                    ") must be a multiple of K/V heads (" + std::to_string(hkv) +
                    ")");
+  if (abi.paged && sk == 0)
+    return invalid("K has page size 0 (dim 2)");
 
-  for (int i = 0; i < nargs; ++i) {
+  for (int i = 0; i < kNumArgs; ++i) {
     const Arg &a = args[i];
+    if (!a.used)
+      continue;
     const flashrt_tensor &t = *a.t;
     if (isEmpty(t))
       continue; // K/V with Sk = 0: never read.
     std::string name = a.name;
     if (!t.data)
       return invalid(name + " has no data (NULL)");
-    // Q/K/V/O move in 16-byte chunks; LSE is written one float at a time.
-    int64_t align = a.rank == 3 ? a.elemBytes : kAlignBytes;
+    // Q/K/V/O move in 16-byte chunks; LSE, kv_lens and the block table are
+    // read or written one 4-byte element at a time.
+    int64_t align = a.rank == 4 ? kAlignBytes : a.elemBytes;
     if (reinterpret_cast<uintptr_t>(t.data) % align != 0)
       return invalid(name + " data " + hex(t.data) + " is not " +
                      std::to_string(align) + "-byte aligned");
@@ -219,8 +288,8 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
     if (t.sizes[t.rank - 1] > 1 && t.strides[t.rank - 1] != 1)
       return invalid(name + " must have innermost stride 1, not " +
                      std::to_string(t.strides[t.rank - 1]));
-    if (a.rank == 3)
-      continue; // LSE: f32 scalars, any outer strides.
+    if (a.rank != 4)
+      continue; // LSE, kv_lens, block table: 4-byte scalars, outer strides any.
     int64_t rowElems = kAlignBytes / a.elemBytes;
     for (int d = 0; d < 3; ++d)
       if (t.sizes[d] > 1 && t.strides[d] % rowElems != 0)
@@ -233,7 +302,7 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, int nargs,
   return FLASHRT_OK;
 }
 
-int checkDeviceMemory(Arg *args, int nargs) {
+int checkDeviceMemory(Arg *args) {
   const Driver *d = getDriverWithContext();
   if (!d)
     return pendingError();
@@ -241,8 +310,10 @@ int checkDeviceMemory(Arg *args, int nargs) {
   if (!checkCuda(d->cuCtxGetDevice(&device), FLASHRT_ERR_CUDA,
                  "cuCtxGetDevice"))
     return pendingError();
-  for (int i = 0; i < nargs; ++i) {
+  for (int i = 0; i < kNumArgs; ++i) {
     const Arg &a = args[i];
+    if (!a.used)
+      continue;
     const flashrt_tensor &t = *a.t;
     if (isEmpty(t))
       continue;
@@ -287,21 +358,12 @@ int checkDeviceMemory(Arg *args, int nargs) {
   return FLASHRT_OK;
 }
 
-MemRef4 descriptor4(const flashrt_tensor &t) {
-  MemRef4 m;
+template <typename M, int N> M descriptor(const flashrt_tensor &t) {
+  M m;
   m.allocated = m.aligned = t.data;
   m.offset = 0;
-  std::copy(t.sizes, t.sizes + 4, m.sizes);
-  std::copy(t.strides, t.strides + 4, m.strides);
-  return m;
-}
-
-MemRef3 descriptor3(const flashrt_tensor &t) {
-  MemRef3 m;
-  m.allocated = m.aligned = t.data;
-  m.offset = 0;
-  std::copy(t.sizes, t.sizes + 3, m.sizes);
-  std::copy(t.strides, t.strides + 3, m.strides);
+  std::copy(t.sizes, t.sizes + N, m.sizes);
+  std::copy(t.strides, t.strides + N, m.strides);
   return m;
 }
 
@@ -310,51 +372,109 @@ struct Call {
   flashrt_kernel *k;
   MemRef4 q, kk, v, o;
   MemRef3 lse;
+  MemRef1 lens;
+  MemRef2 table;
   bool empty = false;
 
   /// Runs the entry; returns the first error its mgpu* calls recorded.
   int run() {
     clearError();
-    if (k->abi.lse)
-      reinterpret_cast<Entry5>(k->entry)(&q, &kk, &v, &o, &lse);
-    else
-      reinterpret_cast<Entry4>(k->entry)(&q, &kk, &v, &o);
+    const Abi &abi = k->abi;
+    P p[7];
+    int n = 0;
+    p[n++] = &q;
+    p[n++] = &kk;
+    p[n++] = &v;
+    if (abi.kvLens)
+      p[n++] = &lens;
+    if (abi.paged)
+      p[n++] = &table;
+    p[n++] = &o;
+    if (abi.lse)
+      p[n++] = &lse;
+    switch (n) {
+    case 4:
+      reinterpret_cast<Entry4>(k->entry)(p[0], p[1], p[2], p[3]);
+      break;
+    case 5:
+      reinterpret_cast<Entry5>(k->entry)(p[0], p[1], p[2], p[3], p[4]);
+      break;
+    case 6:
+      reinterpret_cast<Entry6>(k->entry)(p[0], p[1], p[2], p[3], p[4], p[5]);
+      break;
+    default:
+      reinterpret_cast<Entry7>(k->entry)(p[0], p[1], p[2], p[3], p[4], p[5],
+                                         p[6]);
+      break;
+    }
     return pendingError();
   }
 };
 
+/// flashrt_attention and flashrt_time_ms take no kv_lens / block table.
+int refuseServing(const flashrt_kernel *k, const char *api,
+                  const char *kvApi) {
+  if (!k || (!k->abi.kvLens && !k->abi.paged))
+    return FLASHRT_OK;
+  std::string what = k->abi.kvLens && k->abi.paged
+                         ? "kv_lens and a block table (paged K/V)"
+                     : k->abi.kvLens ? "kv_lens (per-sequence KV lengths)"
+                                     : "a block table (paged K/V)";
+  return invalid(k->func + " takes " + what + ": call " + kvApi + ", not " +
+                 api);
+}
+
 int prepare(flashrt_kernel *k, const flashrt_tensor *q,
             const flashrt_tensor *kk, const flashrt_tensor *v,
+            const flashrt_tensor *lens, const flashrt_tensor *table,
             const flashrt_tensor *o, const flashrt_tensor *lse, Call &call) {
   if (!k)
     return invalid("the kernel is NULL (flashrt_open failed?)");
   const Abi &abi = k->abi;
   int elem = dtypeBytes(abi.dtype);
-  Arg args[5] = {{"Q", q, 4, elem},
-                 {"K", kk, 4, elem},
-                 {"V", v, 4, elem},
-                 {"O", o, 4, elem},
-                 {"LSE", lse, 3, 4}};
+  Arg args[kNumArgs] = {{"Q", q, 4, elem, abi.dtype},
+                        {"K", kk, 4, elem, abi.dtype},
+                        {"V", v, 4, elem, abi.dtype},
+                        {"O", o, 4, elem, abi.dtype},
+                        {"LSE", lse, 3, 4, FLASHRT_DTYPE_F32, abi.lse},
+                        {"kv_lens", lens, 1, 4, FLASHRT_DTYPE_I32, abi.kvLens},
+                        {"block_table", table, 2, 4, FLASHRT_DTYPE_I32,
+                         abi.paged}};
   if (abi.lse && !lse)
     return invalid(k->func + " writes LSE: pass an LSE tensor (f32 [B, Hq, "
                              "Sq])");
   if (!abi.lse && lse)
     return invalid(k->func + " has no LSE output: pass NULL for LSE");
-  int nargs = abi.lse ? 5 : 4;
-  if (int rc = checkArgs(k, abi, args, nargs, call.empty))
+  if (abi.kvLens && !lens)
+    return invalid(k->func + " takes per-sequence KV lengths: pass kv_lens "
+                             "(i32 [B])");
+  if (!abi.kvLens && lens)
+    return invalid(k->func + " has no kv_lens operand: pass NULL for kv_lens");
+  if (abi.paged && !table)
+    return invalid(k->func + " reads a paged KV cache: pass block_table (i32 "
+                             "[B, pages_per_seq]) and K/V as page pools "
+                             "[pages, Hkv, page_size, D]");
+  if (!abi.paged && table)
+    return invalid(k->func + " has no block table (not paged): pass NULL for "
+                             "block_table");
+  if (int rc = checkArgs(k, abi, args, call.empty))
     return rc;
   if (call.empty)
     return FLASHRT_OK;
   if (pointerChecks().load(std::memory_order_relaxed))
-    if (int rc = checkDeviceMemory(args, nargs))
+    if (int rc = checkDeviceMemory(args))
       return rc;
   call.k = k;
-  call.q = descriptor4(*q);
-  call.kk = descriptor4(*kk);
-  call.v = descriptor4(*v);
-  call.o = descriptor4(*o);
+  call.q = descriptor<MemRef4, 4>(*q);
+  call.kk = descriptor<MemRef4, 4>(*kk);
+  call.v = descriptor<MemRef4, 4>(*v);
+  call.o = descriptor<MemRef4, 4>(*o);
   if (lse)
-    call.lse = descriptor3(*lse);
+    call.lse = descriptor<MemRef3, 3>(*lse);
+  if (lens)
+    call.lens = descriptor<MemRef1, 1>(*lens);
+  if (table)
+    call.table = descriptor<MemRef2, 2>(*table);
   return FLASHRT_OK;
 }
 
@@ -470,15 +590,15 @@ extern "C" void flashrt_close(flashrt_kernel *k) {
 // Running
 //===----------------------------------------------------------------------===//
 
-extern "C" int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
-                                 const flashrt_tensor *kk,
-                                 const flashrt_tensor *v,
-                                 const flashrt_tensor *o,
-                                 const flashrt_tensor *lse, void *stream) {
-  ApiScope scope;
-  clearError();
+namespace {
+
+int attention(flashrt_kernel *k, const flashrt_tensor *q,
+              const flashrt_tensor *kk, const flashrt_tensor *v,
+              const flashrt_tensor *lens, const flashrt_tensor *table,
+              const flashrt_tensor *o, const flashrt_tensor *lse,
+              void *stream) {
   Call call;
-  if (int rc = prepare(k, q, kk, v, o, lse, call))
+  if (int rc = prepare(k, q, kk, v, lens, table, o, lse, call))
     return rc;
   if (call.empty)
     return FLASHRT_OK;
@@ -486,20 +606,18 @@ extern "C" int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
   return call.run();
 }
 
-extern "C" int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
-                               const flashrt_tensor *kk,
-                               const flashrt_tensor *v, const flashrt_tensor *o,
-                               const flashrt_tensor *lse, void *stream,
-                               int warmup, int reps, float *median_ms) {
-  ApiScope scope;
-  clearError();
+int timeMs(const char *api, flashrt_kernel *k, const flashrt_tensor *q,
+           const flashrt_tensor *kk, const flashrt_tensor *v,
+           const flashrt_tensor *lens, const flashrt_tensor *table,
+           const flashrt_tensor *o, const flashrt_tensor *lse, void *stream,
+           int warmup, int reps, float *median_ms) {
   if (!median_ms)
-    return invalid("flashrt_time_ms: median_ms is NULL");
+    return invalid(std::string(api) + ": median_ms is NULL");
   if (warmup < 0 || reps < 1)
-    return invalid("flashrt_time_ms: need warmup >= 0 and reps >= 1");
+    return invalid(std::string(api) + ": need warmup >= 0 and reps >= 1");
   *median_ms = 0.0f;
   Call call;
-  if (int rc = prepare(k, q, kk, v, o, lse, call))
+  if (int rc = prepare(k, q, kk, v, lens, table, o, lse, call))
     return rc;
   if (call.empty)
     return FLASHRT_OK;
@@ -553,6 +671,61 @@ extern "C" int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
   *median_ms = reps % 2 ? times[reps / 2]
                         : 0.5f * (times[reps / 2 - 1] + times[reps / 2]);
   return FLASHRT_OK;
+}
+
+} // namespace
+
+extern "C" int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
+                                 const flashrt_tensor *kk,
+                                 const flashrt_tensor *v,
+                                 const flashrt_tensor *o,
+                                 const flashrt_tensor *lse, void *stream) {
+  ApiScope scope;
+  clearError();
+  if (int rc = refuseServing(k, "flashrt_attention", "flashrt_attention_kv"))
+    return rc;
+  return attention(k, q, kk, v, nullptr, nullptr, o, lse, stream);
+}
+
+extern "C" int flashrt_attention_kv(flashrt_kernel *k, const flashrt_tensor *q,
+                                    const flashrt_tensor *kk,
+                                    const flashrt_tensor *v,
+                                    const flashrt_tensor *kv_lens,
+                                    const flashrt_tensor *block_table,
+                                    const flashrt_tensor *o,
+                                    const flashrt_tensor *lse, void *stream) {
+  ApiScope scope;
+  clearError();
+  return attention(k, q, kk, v, kv_lens, block_table, o, lse, stream);
+}
+
+extern "C" int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
+                               const flashrt_tensor *kk,
+                               const flashrt_tensor *v, const flashrt_tensor *o,
+                               const flashrt_tensor *lse, void *stream,
+                               int warmup, int reps, float *median_ms) {
+  ApiScope scope;
+  clearError();
+  if (median_ms)
+    *median_ms = 0.0f;
+  if (int rc = refuseServing(k, "flashrt_time_ms", "flashrt_time_kv_ms"))
+    return rc;
+  return timeMs("flashrt_time_ms", k, q, kk, v, nullptr, nullptr, o, lse,
+                stream, warmup, reps, median_ms);
+}
+
+extern "C" int flashrt_time_kv_ms(flashrt_kernel *k, const flashrt_tensor *q,
+                                  const flashrt_tensor *kk,
+                                  const flashrt_tensor *v,
+                                  const flashrt_tensor *kv_lens,
+                                  const flashrt_tensor *block_table,
+                                  const flashrt_tensor *o,
+                                  const flashrt_tensor *lse, void *stream,
+                                  int warmup, int reps, float *median_ms) {
+  ApiScope scope;
+  clearError();
+  return timeMs("flashrt_time_kv_ms", k, q, kk, v, kv_lens, block_table, o,
+                lse, stream, warmup, reps, median_ms);
 }
 
 //===----------------------------------------------------------------------===//
