@@ -86,12 +86,14 @@ void mlir::flash::registerFlashPassesAndPipelines() {
   PassPipelineRegistration<>(
       "flash-lower-to-cpu",
       "Lower flash.attention to the LLVM dialect for the host CPU "
-      "(flash-plan, flash-tile, flash-online-softmax, bufferization, loops)",
+      "(flash-fold-gqa, flash-plan, flash-split-kv, flash-tile, "
+      "flash-online-softmax, bufferization, loops)",
       buildFlashLowerToCPUPipeline);
   PassPipelineRegistration<FlashGpuPipelineOptions>(
       "flash-lower-to-gpu",
       "Compile flash.attention (bf16/f16 memrefs) for NVIDIA GPUs: "
-      "flash-plan, flash-tile, flash-to-gpu, NVVM, gpu-module-to-binary and "
+      "flash-fold-gqa, flash-plan, flash-split-kv, flash-tile, flash-to-gpu, "
+      "NVVM, gpu-module-to-binary and "
       "the host lowering (mgpu* runtime calls)",
       buildFlashLowerToGPUPipeline);
 }

@@ -28,14 +28,19 @@ def FlashPlan : Pass<"flash-plan"> {
     | <= 192 | 128 x 64 | 8 |
     | <= 256 | 128 x 64 (8 warps) if Q + 2 stages of K/V fit in shared memory, else 64 x 64 (4 warps) |
 
+    Decode and short chunks (static Sq <= 64, head dim <= 128; e.g. after
+    flash-fold-gqa): 16 x 64 with one warp for Sq <= 16, else 64 x 64 with
+    4 warps, and `splits = 0` on the memref form, so that flash-split-kv
+    chooses the split count at run time.
+
     Targets without `cp.async` (sm < 80) get one stage.
   }];
   let options = [
     Option<"smVersion", "sm", "int64_t", /*default=*/"90",
            "Target SM version (80 = A100, 90 = H100/H200)">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
-           "Number of SMs of the target (read by the split-KV choice, not "
-           "yet by any configuration)">,
+           "Number of SMs of the target (flash-split-kv has its own "
+           "num-sms option)">,
     Option<"smemPerBlockKB", "smem-kb", "int64_t", /*default=*/"227",
            "Shared memory one program may use, in KiB (227 on sm90, 163 on "
            "sm80)">,
