@@ -27,6 +27,14 @@ typedef struct {
   void *allocated, *aligned;
   int64_t offset, sizes[3], strides[3];
 } MemRef3;
+typedef struct {
+  void *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+} MemRef2;
+typedef struct {
+  void *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+} MemRef1;
 
 void *mgpuModuleLoad(const void *data, int64_t size);
 void mgpuModuleUnload(void *module);
@@ -43,6 +51,8 @@ int fake_calls;
 int32_t fake_smem_bytes;
 const char *fake_kernel_name = "fake_kernel";
 MemRef4 fake_last_q, fake_last_o;
+MemRef1 fake_last_lens;
+MemRef2 fake_last_table;
 
 const char fake_flash_abi[] =
     "{\"func\":\"fake\",\"dtype\":\"bf16\",\"head_dim\":64,"
@@ -53,6 +63,21 @@ const char fake_f16_flash_abi[] =
     "{\"func\":\"fake_f16\",\"dtype\":\"f16\",\"head_dim\":32,"
     "\"head_dim_v\":64,\"causal\":false,\"window\":[16, 4],"
     "\"softcap\":30.0,\"scale\":0.2,\"lse\":false,\"arch\":\"sm_90\"}";
+/* KV-cache entries, as scripts/gen-decode-variants.py makes them: static
+ * heads (q_shape / kv_shape), i32 kv_lens after V, a block table after it
+ * (paged: K/V are [pages, Hkv, 16, 64] pools). */
+const char fake_kv_flash_abi[] =
+    "{\"func\":\"fake_kv\",\"dtype\":\"bf16\",\"head_dim\":64,"
+    "\"head_dim_v\":64,\"causal\":true,\"window\":[-1,-1],\"softcap\":0.0,"
+    "\"scale\":0.125,\"lse\":true,\"arch\":\"sm_90\",\"kv_lens\":true,"
+    "\"paged\":false,\"split_kv\":true,\"q_shape\":[-1,4,-1,64],"
+    "\"kv_shape\":[-1,2,-1,64]}";
+const char fake_paged_flash_abi[] =
+    "{\"func\":\"fake_paged\",\"dtype\":\"bf16\",\"head_dim\":64,"
+    "\"head_dim_v\":64,\"causal\":true,\"window\":[-1,-1],\"softcap\":0.0,"
+    "\"scale\":0.125,\"lse\":true,\"arch\":\"sm_90\",\"kv_lens\":true,"
+    "\"paged\":true,\"split_kv\":true,\"q_shape\":[-1,4,-1,64],"
+    "\"kv_shape\":[-1,2,16,64]}";
 
 static void *module;
 
@@ -124,20 +149,44 @@ static float load(const MemRef4 *m, int f16, int64_t b, int64_t h, int64_t s,
   return f16 ? f16ToFloat(x) : bf16ToFloat(x);
 }
 
+/* Optional serving operands: per-sequence lengths and a block table. */
+typedef struct {
+  const MemRef1 *lens;
+  const MemRef2 *table;
+} Cache;
+
+/* Key j of sequence b: through the block table when paged. */
+static float loadKey(const MemRef4 *m, const Cache *c, int f16, int64_t b,
+                     int64_t h, int64_t j, int64_t d) {
+  if (!c || !c->table)
+    return load(m, f16, b, h, j, d);
+  int64_t ps = m->sizes[2];
+  const int32_t *t = (const int32_t *)c->table->aligned + c->table->offset;
+  int64_t page = t[b * c->table->strides[0] + (j / ps) * c->table->strides[1]];
+  return load(m, f16, page, h, j % ps, d);
+}
+
 /* Attention in float, as the op defines it (causal and windows aligned to
  * the bottom-right corner; a row that sees no key gives O = 0, LSE = -inf).
  */
-static void compute(const Semantics *sem, MemRef4 *q, MemRef4 *k, MemRef4 *v,
-                    MemRef4 *o, MemRef3 *lse) {
+static void computeCache(const Semantics *sem, const Cache *c, MemRef4 *q,
+                         MemRef4 *k, MemRef4 *v, MemRef4 *o, MemRef3 *lse) {
   int64_t B = q->sizes[0], Hq = q->sizes[1], Sq = q->sizes[2];
-  int64_t D = q->sizes[3], Hkv = k->sizes[1], Sk = k->sizes[2];
-  int64_t Dv = v->sizes[3], offset = Sk - Sq;
+  int64_t D = q->sizes[3], Hkv = k->sizes[1];
+  int64_t Dv = v->sizes[3];
   float p[4096], acc[256];
-  if (Sk > 4096 || Dv > 256)
+  if (k->sizes[2] > 4096 || Dv > 256)
     return; /* Leaves O poisoned: the test sees a failure. */
   for (int64_t b = 0; b < B; ++b)
     for (int64_t h = 0; h < Hq; ++h)
       for (int64_t i = 0; i < Sq; ++i) {
+        int64_t Sk = k->sizes[2];
+        if (c && c->lens)
+          Sk = ((const int32_t *)c->lens->aligned +
+                c->lens->offset)[b * c->lens->strides[0]];
+        if (Sk > 4096)
+          return;
+        int64_t offset = Sk - Sq;
         int64_t hk = h / (Hq / Hkv);
         float m = -INFINITY, l = 0;
         for (int64_t j = 0; j < Sk; ++j) {
@@ -149,7 +198,7 @@ static void compute(const Semantics *sem, MemRef4 *q, MemRef4 *k, MemRef4 *v,
             s = 0;
             for (int64_t d = 0; d < D; ++d)
               s += load(q, sem->f16, b, h, i, d) *
-                   load(k, sem->f16, b, hk, j, d);
+                   loadKey(k, c, sem->f16, b, hk, j, d);
             s *= sem->scale;
             if (sem->softcap > 0)
               s = sem->softcap * tanhf(s / sem->softcap);
@@ -164,7 +213,7 @@ static void compute(const Semantics *sem, MemRef4 *q, MemRef4 *k, MemRef4 *v,
             float e = expf(p[j] - m);
             l += e;
             for (int64_t d = 0; d < Dv; ++d)
-              acc[d] += e * load(v, sem->f16, b, hk, j, d);
+              acc[d] += e * loadKey(v, c, sem->f16, b, hk, j, d);
           }
         uint16_t *out = (uint16_t *)o->aligned + o->offset;
         for (int64_t d = 0; d < Dv; ++d) {
@@ -178,6 +227,11 @@ static void compute(const Semantics *sem, MemRef4 *q, MemRef4 *k, MemRef4 *v,
               l > 0 ? m + logf(l) : -INFINITY;
         }
       }
+}
+
+static void compute(const Semantics *sem, MemRef4 *q, MemRef4 *k, MemRef4 *v,
+                    MemRef4 *o, MemRef3 *lse) {
+  computeCache(sem, 0, q, k, v, o, lse);
 }
 
 /* What the host code of a lowered gpu.launch_func does. */
@@ -209,5 +263,32 @@ void _mlir_ciface_fake_f16(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef4 *o) {
   fake_last_o = *o;
   if (module)
     compute(&sem, q, k, v, o, 0);
+  launch(q, o);
+}
+
+void _mlir_ciface_fake_kv(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef1 *lens,
+                          MemRef4 *o, MemRef3 *lse) {
+  static const Semantics sem = {0, 1, -1, -1, 0.0f, 0.125f};
+  Cache c = {lens, 0};
+  ++fake_calls;
+  fake_last_q = *q;
+  fake_last_o = *o;
+  fake_last_lens = *lens;
+  if (module)
+    computeCache(&sem, &c, q, k, v, o, lse);
+  launch(q, o);
+}
+
+void _mlir_ciface_fake_paged(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef1 *lens,
+                             MemRef2 *table, MemRef4 *o, MemRef3 *lse) {
+  static const Semantics sem = {0, 1, -1, -1, 0.0f, 0.125f};
+  Cache c = {lens, table};
+  ++fake_calls;
+  fake_last_q = *q;
+  fake_last_o = *o;
+  fake_last_lens = *lens;
+  fake_last_table = *table;
+  if (module)
+    computeCache(&sem, &c, q, k, v, o, lse);
   launch(q, o);
 }

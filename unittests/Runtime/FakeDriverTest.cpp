@@ -372,6 +372,143 @@ TEST_F(FakeDriver, ScratchMemory) {
   EXPECT_STREQ(flashrt_last_error(), "");
 }
 
+/// Device copies of host data, as i32 tensors of the given sizes.
+template <typename T>
+void *deviceCopy(std::vector<void *> &buffers, const std::vector<T> &host) {
+  void *ptr = nullptr;
+  EXPECT_EQ(flashrt_malloc(&ptr, host.size() * sizeof(T)), FLASHRT_OK);
+  buffers.push_back(ptr);
+  EXPECT_EQ(flashrt_memcpy_htod(ptr, host.data(), host.size() * sizeof(T)),
+            FLASHRT_OK);
+  return ptr;
+}
+
+flashrt_tensor i32Tensor(void *data, std::vector<int64_t> sizes) {
+  flashrt_tensor t = {};
+  t.data = data;
+  t.rank = int32_t(sizes.size());
+  t.dtype = FLASHRT_DTYPE_I32;
+  int64_t stride = 1;
+  for (int i = t.rank - 1; i >= 0; --i) {
+    t.sizes[i] = sizes[i];
+    t.strides[i] = stride;
+    stride *= sizes[i];
+  }
+  return t;
+}
+
+struct MemRef1 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[1], strides[1];
+};
+struct MemRef2 {
+  void *allocated, *aligned;
+  int64_t offset, sizes[2], strides[2];
+};
+
+TEST_F(FakeDriver, KvLensRun) {
+  open("fake_kv");
+  setUp(Problem()); // B 2, Hq 4, Hkv 2, Sq 33, K/V 70 keys, V all ones
+  // Keys past sequence 1's length hold 2.0: read, they would show in O.
+  std::vector<uint16_t> vh(p.vBytes() / 2, 0x3f80);
+  for (int64_t h = 0; h < p.hkv; ++h)
+    for (int64_t j = 50; j < p.sk; ++j)
+      for (int64_t d = 0; d < p.dv; ++d)
+        vh[((1 * p.hkv + h) * p.sk + j) * p.dv + d] = 0x4000;
+  ASSERT_EQ(flashrt_memcpy_htod(v.data, vh.data(), p.vBytes()), FLASHRT_OK);
+  flashrt_tensor lens = i32Tensor(deviceCopy(buffers, std::vector<int32_t>{0, 50}), {2});
+  ASSERT_EQ(flashrt_attention_kv(kernel, &q, &k, &v, &lens, nullptr, &o, &lse,
+                                 nullptr),
+            FLASHRT_OK)
+      << lastError();
+  EXPECT_EQ(fake().launches, 1);
+  const MemRef1 &d = *artifactSymbol<MemRef1>("fake_last_lens");
+  EXPECT_EQ(d.aligned, lens.data);
+  EXPECT_EQ(d.sizes[0], 2);
+  EXPECT_EQ(d.strides[0], 1);
+  std::vector<uint16_t> out(p.oBytes() / 2);
+  ASSERT_EQ(flashrt_memcpy_dtoh(out.data(), o.data, p.oBytes()), FLASHRT_OK);
+  std::vector<float> l(p.lseBytes() / 4);
+  ASSERT_EQ(flashrt_memcpy_dtoh(l.data(), lse.data, p.lseBytes()), FLASHRT_OK);
+  size_t half = out.size() / 2, lhalf = l.size() / 2;
+  for (size_t i = 0; i < out.size(); ++i) // sequence 0 sees no key: O = 0
+    ASSERT_EQ(out[i], i < half ? 0x0000 : 0x3f80) << i;
+  for (size_t i = 0; i < l.size(); ++i)
+    ASSERT_TRUE(i < lhalf ? std::isinf(l[i]) && l[i] < 0 : std::isfinite(l[i]))
+        << i;
+
+  // kv_lens goes through the pointer checks like the other tensors.
+  std::vector<int32_t> host = {0, 50};
+  lens.data = host.data();
+  EXPECT_EQ(flashrt_attention_kv(kernel, &q, &k, &v, &lens, nullptr, &o, &lse,
+                                 nullptr),
+            FLASHRT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("kv_lens (0x"), std::string::npos) << lastError();
+  EXPECT_NE(lastError().find("is not CUDA memory"), std::string::npos);
+  EXPECT_EQ(fake().launches, 1);
+}
+
+TEST_F(FakeDriver, PagedRun) {
+  open("fake_paged");
+  Problem pr;
+  pr.sq = 3;
+  setUp(pr);
+  // Pools of 8 pages of 16 keys; sequence 0 has 20 keys in pages 5, 2 (and
+  // 7, unused), sequence 1 33 keys in pages 0, 6, 3. Every K/V element no
+  // sequence may read is NaN: spare pages 1 and 4, and dead slots.
+  const int64_t pages = 8, ps = 16;
+  std::vector<int32_t> tableHost = {5, 2, 7, 0, 6, 3};
+  std::vector<int32_t> lensHost = {20, 33};
+  size_t pageElems = size_t(pr.hkv * ps * pr.d);
+  std::vector<uint16_t> kh(pages * pageElems, 0x3c00), vh(kh.size(), 0x3f80);
+  auto poison = [&](int64_t page, int64_t slot) {
+    for (int64_t h = 0; h < pr.hkv; ++h)
+      for (int64_t d = 0; d < pr.d; ++d) {
+        size_t at = size_t(((page * pr.hkv + h) * ps + slot) * pr.d + d);
+        kh[at] = vh[at] = 0x7fc0;
+      }
+  };
+  for (int64_t page : {1, 4})
+    for (int64_t s = 0; s < ps; ++s)
+      poison(page, s);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t j = lensHost[b]; j < 3 * ps; ++j)
+      poison(tableHost[b * 3 + j / ps], j % ps);
+  Problem pool = pr;
+  pool.b = pages;
+  flashrt_tensor pk = pool.view(deviceCopy(buffers, kh), pr.hkv, ps, pr.d);
+  flashrt_tensor pv = pool.view(deviceCopy(buffers, vh), pr.hkv, ps, pr.d);
+  flashrt_tensor lens = i32Tensor(deviceCopy(buffers, lensHost), {2});
+  flashrt_tensor table = i32Tensor(deviceCopy(buffers, tableHost), {2, 3});
+  ASSERT_EQ(flashrt_attention_kv(kernel, &q, &pk, &pv, &lens, &table, &o, &lse,
+                                 nullptr),
+            FLASHRT_OK)
+      << lastError();
+  const MemRef2 &t = *artifactSymbol<MemRef2>("fake_last_table");
+  EXPECT_EQ(t.aligned, table.data);
+  EXPECT_EQ(t.sizes[0], 2);
+  EXPECT_EQ(t.sizes[1], 3);
+  EXPECT_EQ(t.strides[0], 3);
+  EXPECT_EQ(t.strides[1], 1);
+  EXPECT_EQ(artifactSymbol<MemRef1>("fake_last_lens")->aligned, lens.data);
+  std::vector<uint16_t> out(p.oBytes() / 2);
+  ASSERT_EQ(flashrt_memcpy_dtoh(out.data(), o.data, p.oBytes()), FLASHRT_OK);
+  for (size_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(out[i], 0x3f80) << i; // the live keys' V, no NaN
+  std::vector<float> l(p.lseBytes() / 4);
+  ASSERT_EQ(flashrt_memcpy_dtoh(l.data(), lse.data, p.lseBytes()), FLASHRT_OK);
+  for (float x : l)
+    ASSERT_TRUE(std::isfinite(x));
+  // flashrt_time_kv_ms times the same call.
+  float ms = -1;
+  ASSERT_EQ(flashrt_time_kv_ms(kernel, &q, &pk, &pv, &lens, &table, &o, &lse,
+                               nullptr, 1, 3, &ms),
+            FLASHRT_OK)
+      << lastError();
+  EXPECT_FLOAT_EQ(ms, 0.25f);
+  EXPECT_EQ(fake().launches, 5);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {

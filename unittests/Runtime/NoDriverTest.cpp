@@ -377,6 +377,237 @@ TEST_F(Args, TimingChecksItsArguments) {
 }
 
 //===----------------------------------------------------------------------===//
+// KV-cache entries: kv_lens, block tables, static shapes
+//===----------------------------------------------------------------------===//
+
+/// fake_kv (kv_lens) and fake_paged (kv_lens + block table over [pages, 2,
+/// 16, 64] pools), both compiled for Hq 4, Hkv 2, D 64 (q_shape
+/// [-1,4,-1,64]), checked without a driver.
+class KvArgs : public Args {
+protected:
+  void SetUp() override {
+    Args::SetUp();
+    ASSERT_EQ(flashrt_open(FAKE_ARTIFACT_NOLOAD, "fake_kv", &kv), FLASHRT_OK)
+        << lastError();
+    ASSERT_EQ(flashrt_open(FAKE_ARTIFACT_NOLOAD, "fake_paged", &paged),
+              FLASHRT_OK)
+        << lastError();
+    lens = vec(lensBuf, 1, {p.b});
+    table = vec(tableBuf, 2, {p.b, 5});
+    // Pools of 11 pages of 16 keys (any count: pages are not the batch).
+    pk = pool(pkBuf, 11, 16);
+    pv = pool(pvBuf, 11, 16);
+  }
+  void TearDown() override {
+    flashrt_close(kv);
+    flashrt_close(paged);
+    Args::TearDown();
+  }
+
+  flashrt_tensor vec(std::vector<int32_t> &buf, int rank,
+                     std::vector<int64_t> sizes) {
+    buf.assign(1024, 0);
+    flashrt_tensor t = {};
+    t.data = buf.data();
+    t.rank = rank;
+    t.dtype = FLASHRT_DTYPE_I32;
+    int64_t stride = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      t.sizes[i] = sizes[i];
+      t.strides[i] = stride;
+      stride *= sizes[i];
+    }
+    return t;
+  }
+  flashrt_tensor pool(std::vector<double> &buf, int64_t pages, int64_t ps) {
+    buf.assign(1 << 14, 0.0);
+    Problem pp = p;
+    pp.b = pages;
+    return pp.view(buf.data(), p.hkv, ps, p.d);
+  }
+
+  int runKv() {
+    return flashrt_attention_kv(kv, &q, &k, &v, &lens, nullptr, &o, &lse,
+                                nullptr);
+  }
+  int runPaged() {
+    return flashrt_attention_kv(paged, &q, &pk, &pv, &lens, &table, &o, &lse,
+                                nullptr);
+  }
+  void expectKv(int rc, const std::string &text) {
+    int before = *calls;
+    EXPECT_EQ(rc, FLASHRT_ERR_INVALID_ARGUMENT) << lastError();
+    EXPECT_NE(lastError().find(text), std::string::npos) << lastError();
+    EXPECT_EQ(*calls, before);
+  }
+
+  flashrt_kernel *kv = nullptr, *paged = nullptr;
+  std::vector<int32_t> lensBuf, tableBuf;
+  std::vector<double> pkBuf, pvBuf;
+  flashrt_tensor lens, table, pk, pv;
+};
+
+TEST_F(KvArgs, ValidArgumentsNeedTheDriver) {
+  EXPECT_EQ(runKv(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  EXPECT_EQ(runPaged(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  p.bshd = true;
+  resize();
+  pk = pool(pkBuf, 11, 16);
+  pv = pool(pvBuf, 11, 16);
+  EXPECT_EQ(runKv(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  EXPECT_EQ(runPaged(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  // Unchecked dtypes are accepted, as for the other tensors.
+  lens.dtype = table.dtype = FLASHRT_DTYPE_UNCHECKED;
+  EXPECT_EQ(runPaged(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  EXPECT_EQ(*calls, 0);
+}
+
+TEST_F(KvArgs, PlainEntryPointsRefuseThem) {
+  expectKv(flashrt_attention(kv, &q, &k, &v, &o, &lse, nullptr),
+           "fake_kv takes kv_lens (per-sequence KV lengths): call "
+           "flashrt_attention_kv, not flashrt_attention");
+  expectKv(flashrt_attention(paged, &q, &pk, &pv, &o, &lse, nullptr),
+           "fake_paged takes kv_lens and a block table (paged K/V): call "
+           "flashrt_attention_kv");
+  float ms = -1;
+  expectKv(flashrt_time_ms(kv, &q, &k, &v, &o, &lse, nullptr, 1, 3, &ms),
+           "call flashrt_time_kv_ms, not flashrt_time_ms");
+  EXPECT_EQ(ms, 0.0f);
+  EXPECT_EQ(flashrt_time_kv_ms(kv, &q, &k, &v, &lens, nullptr, &o, &lse,
+                               nullptr, 1, 3, &ms),
+            FLASHRT_ERR_NO_DRIVER)
+      << lastError();
+  expectKv(flashrt_time_kv_ms(kv, &q, &k, &v, nullptr, nullptr, &o, &lse,
+                              nullptr, 1, 3, &ms),
+           "pass kv_lens");
+}
+
+TEST_F(KvArgs, OldEntriesThroughTheKvCall) {
+  // The plain entry runs through flashrt_attention_kv with both NULL...
+  EXPECT_EQ(flashrt_attention_kv(kernel, &q, &k, &v, nullptr, nullptr, &o,
+                                 &lse, nullptr),
+            FLASHRT_ERR_NO_DRIVER)
+      << lastError();
+  // ... and refuses what it does not take.
+  expectKv(flashrt_attention_kv(kernel, &q, &k, &v, &lens, nullptr, &o, &lse,
+                                nullptr),
+           "fake has no kv_lens operand: pass NULL for kv_lens");
+  expectKv(flashrt_attention_kv(kernel, &q, &k, &v, nullptr, &table, &o, &lse,
+                                nullptr),
+           "fake has no block table (not paged): pass NULL for block_table");
+  expectKv(flashrt_attention_kv(kv, &q, &k, &v, &lens, &table, &o, &lse,
+                                nullptr),
+           "fake_kv has no block table");
+}
+
+TEST_F(KvArgs, MissingOperands) {
+  expectKv(flashrt_attention_kv(kv, &q, &k, &v, nullptr, nullptr, &o, &lse,
+                                nullptr),
+           "fake_kv takes per-sequence KV lengths: pass kv_lens (i32 [B])");
+  expectKv(flashrt_attention_kv(paged, &q, &pk, &pv, &lens, nullptr, &o, &lse,
+                                nullptr),
+           "fake_paged reads a paged KV cache: pass block_table");
+  expectKv(flashrt_attention_kv(paged, &q, &pk, &pv, nullptr, &table, &o,
+                                &lse, nullptr),
+           "pass kv_lens");
+  lens.data = nullptr;
+  expectKv(runKv(), "kv_lens has no data (NULL)");
+}
+
+TEST_F(KvArgs, KvLensChecks) {
+  lens.dtype = FLASHRT_DTYPE_F32;
+  expectKv(runKv(), "kv_lens is f32 but fake_kv takes i32");
+  lens.dtype = FLASHRT_DTYPE_I32;
+  lens.rank = 2;
+  expectKv(runKv(), "kv_lens has rank 2, expected 1");
+  lens.rank = 1;
+  lens.sizes[0] = p.b + 1;
+  expectKv(runKv(), "kv_lens has 3 in dim 0, expected 2 = batch (Q's)");
+  lens.sizes[0] = p.b;
+  lens.strides[0] = 2;
+  expectKv(runKv(), "kv_lens must have innermost stride 1, not 2");
+  lens.strides[0] = 1;
+  lens.data = reinterpret_cast<char *>(lensBuf.data()) + 2;
+  expectKv(runKv(), "is not 4-byte aligned");
+  lens.data = lensBuf.data();
+  lens.sizes[0] = -1;
+  expectKv(runKv(), "kv_lens has a negative size");
+}
+
+TEST_F(KvArgs, BlockTableChecks) {
+  table.dtype = FLASHRT_DTYPE_BF16;
+  expectKv(runPaged(), "block_table is bf16 but fake_paged takes i32");
+  table.dtype = FLASHRT_DTYPE_I32;
+  table.rank = 1;
+  expectKv(runPaged(), "block_table has rank 1, expected 2");
+  table.rank = 2;
+  table.sizes[0] = 3;
+  expectKv(runPaged(), "block_table has 3 in dim 0, expected 2 = batch (Q's)");
+  table.sizes[0] = p.b;
+  table.strides[1] = 2;
+  table.strides[0] = 10;
+  expectKv(runPaged(), "block_table must have innermost stride 1, not 2");
+  // Any outer stride (a slice of a wider table), one page per sequence.
+  table.strides[1] = 1;
+  table.strides[0] = 7;
+  EXPECT_EQ(runPaged(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  table.sizes[1] = 1;
+  table.strides[1] = 5;
+  EXPECT_EQ(runPaged(), FLASHRT_ERR_NO_DRIVER) << lastError();
+}
+
+TEST_F(KvArgs, PagedPools) {
+  // K's page count is free; V's must be K's.
+  pv = pool(pvBuf, 10, 16);
+  expectKv(runPaged(), "V has 10 in dim 0, expected 11 = pages (K's)");
+  pv = pool(pvBuf, 11, 8);
+  expectKv(runPaged(), "V has 8 in dim 2 (page size) but fake_paged is "
+                       "compiled for 16 (kv_shape [-1,2,16,64]; -1 = any)");
+  pv = pool(pvBuf, 11, 16);
+  pk = pool(pkBuf, 11, 8);
+  expectKv(runPaged(), "K has 8 in dim 2 (page size) but fake_paged is "
+                       "compiled for 16");
+  pk = pool(pkBuf, 11, 16);
+  EXPECT_EQ(runPaged(), FLASHRT_ERR_NO_DRIVER) << lastError();
+}
+
+TEST_F(KvArgs, StaticShapes) {
+  p.hq = 8;
+  resize();
+  expectKv(runKv(), "Q has 8 in dim 1 (heads) but fake_kv is compiled for 4 "
+                    "(q_shape [-1,4,-1,64]; -1 = any)");
+  p = Problem();
+  p.hkv = 1;
+  resize();
+  expectKv(runKv(), "K has 1 in dim 1 (KV heads) but fake_kv is compiled for "
+                    "2 (kv_shape [-1,2,-1,64]");
+  p = Problem();
+  resize();
+  o.sizes[1] = 2;
+  expectKv(runKv(), "O has 2 in dim 1 (heads) but fake_kv is compiled for 4");
+  o = p.o(oBuf.data());
+  lse.sizes[1] = 8;
+  expectKv(runKv(), "LSE has 8 in dim 1 (heads) but fake_kv is compiled for 4");
+  lse = p.lse(lseBuf.data());
+  v.sizes[1] = 4;
+  expectKv(runKv(), "V has 4 in dim 1 (KV heads) but fake_kv is compiled");
+  v = p.v(vBuf.data());
+  // Dynamic dims (batch, query and KV lengths) take any size.
+  p.b = 1;
+  p.sq = 5;
+  p.sk = 300;
+  resize();
+  lens.sizes[0] = 1;
+  EXPECT_EQ(runKv(), FLASHRT_ERR_NO_DRIVER) << lastError();
+  // An empty batch runs nothing.
+  p.b = 0;
+  resize();
+  lens.sizes[0] = 0;
+  EXPECT_EQ(runKv(), FLASHRT_OK) << lastError();
+  EXPECT_EQ(*calls, 0);
+}
+
+//===----------------------------------------------------------------------===//
 // The ABI reader
 //===----------------------------------------------------------------------===//
 
@@ -436,6 +667,34 @@ TEST(AbiReader, Malformed) {
             "\"index_bits\" must be 32 or 64");
   EXPECT_EQ(flashrt::parseAbi("{\"dtype\":\"f16\",\"head_dim\":", abi),
             "no positive integer \"head_dim\"");
+}
+
+TEST(AbiReader, ServingFields) {
+  flashrt::Abi abi;
+  EXPECT_EQ(flashrt::parseAbi("{\"dtype\":\"bf16\",\"head_dim\":128,"
+                              "\"kv_lens\":true,\"paged\":true,"
+                              "\"split_kv\":true,\"q_shape\":[-1,32,1,128],"
+                              "\"kv_shape\":[-1, 8, 16, 128]}",
+                              abi),
+            "");
+  EXPECT_TRUE(abi.kvLens);
+  EXPECT_TRUE(abi.paged);
+  EXPECT_TRUE(abi.splitKv);
+  EXPECT_EQ(abi.qShape, (std::vector<int64_t>{-1, 32, 1, 128}));
+  EXPECT_EQ(abi.kvShape, (std::vector<int64_t>{-1, 8, 16, 128}));
+  // Older records: none of it.
+  EXPECT_EQ(flashrt::parseAbi("{\"dtype\":\"bf16\",\"head_dim\":128}", abi),
+            "");
+  EXPECT_FALSE(abi.kvLens || abi.paged || abi.splitKv);
+  EXPECT_TRUE(abi.qShape.empty() && abi.kvShape.empty());
+  EXPECT_EQ(flashrt::parseAbi("{\"dtype\":\"bf16\",\"head_dim\":128,"
+                              "\"q_shape\":[-1,32,1]}",
+                              abi),
+            "\"q_shape\" must have 4 dims");
+  EXPECT_EQ(flashrt::parseAbi("{\"dtype\":\"bf16\",\"head_dim\":128,"
+                              "\"kv_shape\":[-1,8,-2,128]}",
+                              abi),
+            "\"kv_shape\" has a dim that is not -1 or a size");
 }
 
 } // namespace

@@ -38,6 +38,13 @@ with flashmlir.Kernel(noload, "fake") as k:
         except TypeError as ex:
             print("non-tensor:", ex)
 
+with flashmlir.Kernel(noload, "fake_paged") as k2:
+    print("kv abi:", k2.abi["kv_lens"], k2.abi["paged"], k2.abi["q_shape"], k2.abi["kv_shape"])
+    try:
+        k2([1], [2], [3], kv_lens=[4])
+    except TypeError as ex:
+        print("non-tensor:", ex)
+
 try:
     k(None, None, None)
 except flashmlir.FlashError as ex:
