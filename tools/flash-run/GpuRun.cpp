@@ -8,9 +8,17 @@
 //   flash-run-gpu --artifact=libX.so --func=NAME
 //                 --shapes="B,Hq,Hkv,Sq,Sk[,D[,Dv]];..." [--layout=bhsd|bshd]
 //                 [--seed=N] [--repeat=N] [--tol=X] [--lse-tol=X] [--device=N]
+//                 [--page-size=N]
 //
-// The semantics (causal, window, softcap, scale) come from the artifact's
-// ABI record. O and LSE are poisoned with NaN before the run, so anything
+// The semantics (causal, window, softcap, scale, kv_lens, paged) come from
+// the artifact's ABI record. KV-cache entries (ABI "kv_lens" / "paged") run
+// through flashrt_attention_kv, as flash-run's CPU mode runs them: Sk in
+// --shapes is the cache capacity; kv_lens[b] is Sk for b = 0, 0 for b = 1 if
+// B > 2, 1 for b = 2 if B > 3, else uniform in [0, Sk]; paged K/V are a pool
+// of B * ceil(Sk / page_size) + 3 pages ([pages, page_size, Hkv, D] storage
+// with --layout=bshd) in a fresh random order (the page size is the ABI's
+// kv_shape[2], or --page-size where it is dynamic); every K/V row that holds
+// no live key (past kv_lens, spare pages) is NaN. O and LSE are poisoned with NaN before the run, so anything
 // the kernel does not write fails. O passes when max|dO| <= 2 * err_ref
 // (floor 1e-3), err_ref being the error of the same reference computed "in
 // the kernel's dtype": P rounded to bf16/f16 before the PV product and O
@@ -38,6 +46,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <random>
 #include <string>
@@ -52,13 +61,17 @@ const char kUsage[] =
     "usage: flash-run-gpu --artifact=libX.so --func=NAME\n"
     "           --shapes=\"B,Hq,Hkv,Sq,Sk[,D[,Dv]];...\" [--layout=bhsd|bshd]\n"
     "           [--seed=N] [--repeat=N] [--tol=X] [--lse-tol=X] "
-    "[--device=N]\n\n"
+    "[--device=N]\n"
+    "           [--page-size=N]\n\n"
     "Runs the artifact's entry point NAME (compiled by FlashMLIR, loaded by\n"
     "libflashrt) on random bf16/f16 inputs and checks O and LSE against the\n"
     "double-precision reference. Default O bound: 2x the error of the same\n"
     "reference computed in the kernel's dtype (at least 1e-3); --tol\n"
     "replaces it. LSE bound: --lse-tol (default 2e-3). --repeat=N reports\n"
-    "the median of N CUDA-event timed runs. Exit code: 0 all cases pass,\n"
+    "the median of N CUDA-event timed runs. KV-cache entries (kv_lens,\n"
+    "paged) get random lengths (full, 0, 1, random) and a random page table\n"
+    "over a pool with spare pages, NaN in every dead K/V row; Sk is the\n"
+    "capacity. Exit code: 0 all cases pass,\n"
     "1 a case fails, 2 usage or runtime error.\n";
 
 int fail(const std::string &message) {
@@ -77,6 +90,7 @@ struct Options {
   std::optional<double> tol;
   double lseTol = 2e-3;
   std::optional<int> device;
+  std::optional<int64_t> pageSize;
   bool help = false;
 };
 
@@ -119,9 +133,9 @@ std::vector<std::string> split(const std::string &s, char sep) {
 /// Parses argv by hand (no llvm::cl: flash-run-gpu must not need libLLVM).
 /// Accepts --name=value and --name value. Returns "" or an error.
 std::string parseArgs(int argc, char **argv, Options &o) {
-  static const char *const known[] = {"artifact", "func",    "shapes",
-                                      "layout",   "seed",    "repeat",
-                                      "tol",      "lse-tol", "device"};
+  static const char *const known[] = {
+      "artifact", "func", "shapes",  "layout", "seed",
+      "repeat",   "tol",  "lse-tol", "device", "page-size"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "-help" || arg == "--help") {
@@ -175,6 +189,10 @@ std::string parseArgs(int argc, char **argv, Options &o) {
       if (!parseInt(value, n) || n < 0 || n > 1024)
         return "--device must be a device number, got '" + value + "'";
       o.device = int(n);
+    } else if (name == "page-size") {
+      if (!parseInt(value, n) || n < 1 || n > (1 << 20))
+        return "--page-size must be positive, got '" + value + "'";
+      o.pageSize = n;
     }
   }
   if (o.help)
@@ -294,6 +312,19 @@ struct Kernel {
   bool causal = false;
   int64_t windowLeft = -1, windowRight = -1;
   double softcap = 0.0, scale = 0.0;
+  int64_t pageSize = 0; // Paged entries: the pool's page size.
+};
+
+/// One case's KV cache: lengths and page table (empty when the entry has
+/// none), and the pool's geometry.
+struct KvCache {
+  std::vector<int32_t> lens, table;
+  int64_t pageSize = 0, pagesPerSeq = 0, numPages = 0;
+  bool paged() const { return pageSize > 0; }
+  /// Used keys of sequence b (capacity `sk` without lengths).
+  int64_t len(int64_t b, int64_t sk) const {
+    return lens.empty() ? sk : lens[b];
+  }
 };
 
 /// Runs fn(i) for i in [0, n) on all cores.
@@ -313,9 +344,9 @@ template <typename Fn> void parallelFor(int64_t n, Fn fn) {
 /// The reference on one (batch, KV head) slice: O and LSE in double, and
 /// the error of the same computation in the kernel's dtype (P rounded
 /// before PV, O rounded at the end) against it.
-double referenceSlice(const Kernel &k, const Case &c, int64_t b, int64_t hk,
-                      ref::View4 q, ref::View4 kk, ref::View4 v,
-                      ref::MutView4 o, float *lse) {
+double referenceSlice(const Kernel &k, const Case &c, const KvCache &cache,
+                      int64_t b, int64_t hk, ref::View4 q, ref::View4 kk,
+                      ref::View4 v, ref::MutView4 o, float *lse) {
   int64_t group = c.hq / c.hkv, d = k.abi.headDim, dv = k.abi.headDimV;
   auto shift = [](auto view, int64_t b, int64_t h) {
     view.data += b * view.strides[0] + h * view.strides[1];
@@ -334,20 +365,38 @@ double referenceSlice(const Kernel &k, const Case &c, int64_t b, int64_t hk,
   p.windowLeft = k.windowLeft;
   p.windowRight = k.windowRight;
   p.softcap = k.softcap;
-  ref::View4 qs = shift(q, b, hk * group), ks = shift(kk, b, hk),
-             vs = shift(v, b, hk);
+  // Paged K/V are the whole pool: only the head moves.
+  int64_t kvBatch = cache.paged() ? 0 : b;
+  ref::View4 qs = shift(q, b, hk * group), ks = shift(kk, kvBatch, hk),
+             vs = shift(v, kvBatch, hk);
+  if (!cache.lens.empty())
+    p.kvLens = &cache.lens[b];
+  if (cache.paged()) {
+    p.blockTable = &cache.table[b * cache.pagesPerSeq];
+    p.pageSize = cache.pageSize;
+    p.pagesPerSeq = cache.pagesPerSeq;
+    p.numPages = cache.numPages;
+  }
   ref::MutView4 os = shift(o, b, hk * group);
   float *lses = lse ? lse + (b * c.hq + hk * group) * c.sq : nullptr;
   std::string err = ref::attention(p, qs, ks, vs, os, lses);
   if (!err.empty())
     return std::numeric_limits<double>::quiet_NaN();
 
+  // Key j of this sequence: through its page table when paged.
+  const int32_t *pages =
+      cache.paged() ? &cache.table[b * cache.pagesPerSeq] : nullptr;
+  auto key = [&](const ref::View4 &x, int64_t j, int64_t e) {
+    return pages ? x.at(pages[j / cache.pageSize], 0, j % cache.pageSize, e)
+                 : x.at(0, 0, j, e);
+  };
   double maxErr = 0.0;
-  std::vector<double> s(c.sk), acc(dv);
-  int64_t offset = c.sk - c.sq;
+  int64_t sk = cache.len(b, c.sk);
+  std::vector<double> s(std::max<int64_t>(sk, 1)), acc(dv);
+  int64_t offset = sk - c.sq;
   for (int64_t h = 0; h < group; ++h)
     for (int64_t i = 0; i < c.sq; ++i) {
-      int64_t lo = 0, hi = c.sk - 1;
+      int64_t lo = 0, hi = sk - 1;
       if (k.causal)
         hi = std::min(hi, i + offset);
       if (k.windowLeft >= 0)
@@ -360,7 +409,7 @@ double referenceSlice(const Kernel &k, const Case &c, int64_t b, int64_t hk,
       for (int64_t j = lo; j <= hi; ++j) {
         double dot = 0.0;
         for (int64_t x = 0; x < d; ++x)
-          dot += double(qs.at(0, h, i, x)) * double(ks.at(0, 0, j, x));
+          dot += double(qs.at(0, h, i, x)) * double(key(ks, j, x));
         double sj = dot * k.scale;
         if (k.softcap > 0.0)
           sj = k.softcap * std::tanh(sj / k.softcap);
@@ -373,7 +422,7 @@ double referenceSlice(const Kernel &k, const Case &c, int64_t b, int64_t hk,
         l += pj;
         double pr = k.dtype.round(pj);
         for (int64_t x = 0; x < dv; ++x)
-          acc[x] += pr * double(vs.at(0, 0, j, x));
+          acc[x] += pr * double(key(vs, j, x));
       }
       for (int64_t x = 0; x < dv; ++x) {
         double emulated = k.dtype.round(acc[x] / l);
@@ -429,9 +478,21 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
             std::mt19937 &rng) {
   int64_t d = k.abi.headDim, dv = k.abi.headDimV;
   bool bshd = o.layout == "bshd";
+  KvCache cache;
+  int64_t kvOuter = c.b, kvRows = c.sk;
+  if (k.abi.paged) {
+    cache.pageSize = k.pageSize;
+    cache.pagesPerSeq = (c.sk + k.pageSize - 1) / k.pageSize;
+    // Spare pages no table entry names: a kernel indexing the pool by
+    // batch instead of through the table reads their NaNs.
+    cache.numPages = c.b * cache.pagesPerSeq + 3;
+    kvOuter = cache.numPages;
+    kvRows = k.pageSize;
+  }
+  // bshd on the page pool gives [num_pages, page_size, Hkv, D] storage.
   ref::Shape4 shapes[4] = {{c.b, c.hq, c.sq, d},
-                           {c.b, c.hkv, c.sk, d},
-                           {c.b, c.hkv, c.sk, dv},
+                           {kvOuter, c.hkv, kvRows, d},
+                           {kvOuter, c.hkv, kvRows, dv},
                            {c.b, c.hq, c.sq, dv}};
   ref::Strides4 strides[4];
   for (int i = 0; i < 4; ++i)
@@ -453,6 +514,51 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
     }
   }
 
+  // KV-cache lengths: a full, an empty and a one-key cache (given enough
+  // sequences that one more stays random), the rest uniform in [0, Sk].
+  if (k.abi.kvLens) {
+    std::uniform_int_distribution<int64_t> lenDist(0, c.sk);
+    for (int64_t b = 0; b < c.b; ++b) {
+      int64_t len = b == 0              ? c.sk
+                    : b == 1 && c.b > 2 ? 0
+                    : b == 2 && c.b > 3 ? 1
+                                        : lenDist(rng);
+      cache.lens.push_back(int32_t(len));
+    }
+  }
+  // A fresh permutation of the pool; the pages it leaves out are spares.
+  if (cache.paged()) {
+    std::vector<int32_t> ids(cache.numPages);
+    std::iota(ids.begin(), ids.end(), 0);
+    std::shuffle(ids.begin(), ids.end(), rng);
+    cache.table.assign(ids.begin(), ids.begin() + c.b * cache.pagesPerSeq);
+  }
+  // NaN in every K/V row that holds no live key (past kv_lens[b], in a
+  // partly used or spare page): a kernel that reads one, even to weight it
+  // by 0, produces NaN.
+  if (cache.paged() || !cache.lens.empty()) {
+    std::vector<bool> live(kvOuter * kvRows, false);
+    for (int64_t b = 0; b < c.b; ++b)
+      for (int64_t j = 0, e = cache.len(b, c.sk); j < e; ++j)
+        live[cache.paged()
+                 ? cache.table[b * cache.pagesPerSeq + j / cache.pageSize] *
+                           cache.pageSize +
+                       j % cache.pageSize
+                 : b * kvRows + j] = true;
+    uint16_t nanBits = k.dtype.encode(std::numeric_limits<float>::quiet_NaN());
+    for (int i = 1; i < 3; ++i)
+      for (int64_t x = 0; x < kvOuter; ++x)
+        for (int64_t h = 0; h < c.hkv; ++h)
+          for (int64_t r = 0; r < kvRows; ++r)
+            for (int64_t e = 0; !live[x * kvRows + r] && e < shapes[i][3];
+                 ++e) {
+              int64_t at = x * strides[i][0] + h * strides[i][1] +
+                           r * strides[i][2] + e * strides[i][3];
+              bits[i][at] = nanBits;
+              host[i][at] = std::numeric_limits<float>::quiet_NaN();
+            }
+  }
+
   DeviceBuffer dev[5];
   size_t bytes[5];
   for (int i = 0; i < 4; ++i)
@@ -468,6 +574,29 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
   for (int i = 3; i < 5; ++i)
     if (flashrt_memset(dev[i].ptr, 0xff, bytes[i]))
       return runtimeFail("poisoning the outputs");
+  // kv_lens [B] and block_table [B, pages_per_seq], i32.
+  DeviceBuffer lensDev, tableDev;
+  flashrt_tensor lensT = {}, tableT = {};
+  if (!cache.lens.empty()) {
+    size_t n = cache.lens.size() * 4;
+    if (flashrt_malloc(&lensDev.ptr, n) ||
+        flashrt_memcpy_htod(lensDev.ptr, cache.lens.data(), n))
+      return runtimeFail("copying kv_lens to the device");
+    lensT = {lensDev.ptr, {c.b}, {1}, 1, FLASHRT_DTYPE_I32};
+  }
+  if (cache.paged()) {
+    size_t n = cache.table.size() * 4;
+    if (flashrt_malloc(&tableDev.ptr, n) ||
+        flashrt_memcpy_htod(tableDev.ptr, cache.table.data(), n))
+      return runtimeFail("copying the block table to the device");
+    tableT = {tableDev.ptr,
+              {c.b, cache.pagesPerSeq},
+              {cache.pagesPerSeq, 1},
+              2,
+              FLASHRT_DTYPE_I32};
+  }
+  const flashrt_tensor *lensArg = cache.lens.empty() ? nullptr : &lensT;
+  const flashrt_tensor *tableArg = cache.paged() ? &tableT : nullptr;
 
   flashrt_tensor t[5] = {};
   for (int i = 0; i < 4; ++i) {
@@ -483,7 +612,8 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
           3,
           FLASHRT_DTYPE_F32};
   const flashrt_tensor *lseArg = k.abi.lse ? &t[4] : nullptr;
-  if (flashrt_attention(k.handle, &t[0], &t[1], &t[2], &t[3], lseArg, nullptr))
+  if (flashrt_attention_kv(k.handle, &t[0], &t[1], &t[2], lensArg, tableArg,
+                           &t[3], lseArg, nullptr))
     return runtimeFail("running @" + o.func);
 
   std::vector<uint16_t> outBits(numel(shapes[3]));
@@ -500,7 +630,7 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
   std::vector<double> errRef(c.b * c.hkv);
   parallelFor(c.b * c.hkv, [&](int64_t i) {
     errRef[i] = referenceSlice(
-        k, c, i / c.hkv, i % c.hkv, {host[0].data(), strides[0]},
+        k, c, cache, i / c.hkv, i % c.hkv, {host[0].data(), strides[0]},
         {host[1].data(), strides[1]}, {host[2].data(), strides[2]},
         {refO.data(), refStrides}, k.abi.lse ? refLse.data() : nullptr);
   });
@@ -525,16 +655,26 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
 
   float ms = 0.0f;
   int warmup = o.repeat > 1 ? 3 : 0;
-  if (flashrt_time_ms(k.handle, &t[0], &t[1], &t[2], &t[3], lseArg, nullptr,
-                      warmup, int(o.repeat), &ms))
+  if (flashrt_time_kv_ms(k.handle, &t[0], &t[1], &t[2], lensArg, tableArg,
+                         &t[3], lseArg, nullptr, warmup, int(o.repeat), &ms))
     return runtimeFail("timing @" + o.func);
 
   std::string line =
       "B=" + std::to_string(c.b) + " Hq=" + std::to_string(c.hq) +
       " Hkv=" + std::to_string(c.hkv) + " Sq=" + std::to_string(c.sq) +
       " Sk=" + std::to_string(c.sk) + " D=" + std::to_string(d) +
-      " Dv=" + std::to_string(dv) + " layout=" + o.layout +
-      ": max|dO|=" + format("%.1e", dO.maxErr) + " (tol " +
+      " Dv=" + std::to_string(dv) + " layout=" + o.layout;
+  if (cache.paged())
+    line += " pages=" + std::to_string(cache.numPages) + "x" +
+            std::to_string(cache.pageSize);
+  if (!cache.lens.empty()) {
+    line += " kv_lens=";
+    for (size_t b = 0; b < cache.lens.size() && b < 4; ++b)
+      line += (b ? "," : "") + std::to_string(cache.lens[b]);
+    if (cache.lens.size() > 4)
+      line += ",...";
+  }
+  line += std::string(": max|dO|=") + format("%.1e", dO.maxErr) + " (tol " +
       format("%.1e", oTol) + (o.tol ? " from --tol" : "") +
       ", same-dtype ref err " + format("%.1e", sameDtypeErr) + ") max|dLSE|=" +
       (k.abi.lse ? format("%.1e", dLse.maxErr) : std::string("n/a")) +
@@ -599,6 +739,21 @@ int flash::run::gpuMain(int argc, char **argv) {
   k.scale = flashrt::abiNumber(json, "scale").value_or(0.0);
   if (!(k.scale > 0.0))
     k.scale = 1.0 / std::sqrt(double(k.abi.headDim));
+  // Paged entries: the page size is K's static dim 2, else --page-size.
+  if (k.abi.paged) {
+    int64_t fixed = k.abi.kvShape.size() == 4 ? k.abi.kvShape[2] : -1;
+    if (fixed > 0 && o.pageSize && *o.pageSize != fixed)
+      return fail("--page-size=" + std::to_string(*o.pageSize) +
+                  " disagrees with @" + o.func + "'s page size " +
+                  std::to_string(fixed));
+    k.pageSize = fixed > 0 ? fixed : o.pageSize.value_or(0);
+    if (k.pageSize <= 0)
+      return fail("the page size of @" + o.func +
+                  " is dynamic; give it with --page-size=N");
+  } else if (o.pageSize) {
+    return fail("--page-size is only for paged entries (ABI \"paged\": "
+                "true); @" + o.func + " is not paged");
+  }
 
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case &c = cases[i];

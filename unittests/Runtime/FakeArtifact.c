@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -149,11 +150,19 @@ static float load(const MemRef4 *m, int f16, int64_t b, int64_t h, int64_t s,
   return f16 ? f16ToFloat(x) : bf16ToFloat(x);
 }
 
-/* Optional serving operands: per-sequence lengths and a block table. */
+/* Optional serving operands: per-sequence lengths and a block table.
+ * $FAKE_KV_BUG plants a bug for flash-run-gpu to catch: "lens" reads every
+ * key of K (ignores kv_lens), "table" reads pages in batch order (ignores
+ * the block table). */
 typedef struct {
   const MemRef1 *lens;
   const MemRef2 *table;
 } Cache;
+
+static int kvBug(const char *which) {
+  const char *bug = getenv("FAKE_KV_BUG");
+  return bug && strcmp(bug, which) == 0;
+}
 
 /* Key j of sequence b: through the block table when paged. */
 static float loadKey(const MemRef4 *m, const Cache *c, int f16, int64_t b,
@@ -163,6 +172,8 @@ static float loadKey(const MemRef4 *m, const Cache *c, int f16, int64_t b,
   int64_t ps = m->sizes[2];
   const int32_t *t = (const int32_t *)c->table->aligned + c->table->offset;
   int64_t page = t[b * c->table->strides[0] + (j / ps) * c->table->strides[1]];
+  if (kvBug("table"))
+    page = b * c->table->sizes[1] + j / ps;
   return load(m, f16, page, h, j % ps, d);
 }
 
@@ -181,7 +192,7 @@ static void computeCache(const Semantics *sem, const Cache *c, MemRef4 *q,
     for (int64_t h = 0; h < Hq; ++h)
       for (int64_t i = 0; i < Sq; ++i) {
         int64_t Sk = k->sizes[2];
-        if (c && c->lens)
+        if (c && c->lens && !kvBug("lens"))
           Sk = ((const int32_t *)c->lens->aligned +
                 c->lens->offset)[b * c->lens->strides[0]];
         if (Sk > 4096)
