@@ -19,6 +19,9 @@ p = argparse.ArgumentParser()
 p.add_argument("mlir")
 p.add_argument("manifest")
 p.add_argument("so")
+p.add_argument("--tune", action="store_true",
+               help="add the benchmark shape at other tile configs "
+                    "(kind tune, skipped by the correctness matrix)")
 a = p.parse_args()
 
 # (dtype, D, Hq, Hkv, Sq, causal, kv_lens, page_size or 0)
@@ -34,8 +37,14 @@ VARIANTS = [
     ("bf16", 64, 16, 4, 4, True, True, 256),    # chunk of 4, paged 256
 ]
 
+# (block_m, block_n, warps) alternatives of the benchmark entry.
+TUNE = [(16, 32, 1), (16, 128, 1), (64, 64, 4), (32, 64, 2)]
+
 funcs, entries = [], []
-for dt, d, hq, hkv, sq, causal, lens, page in VARIANTS:
+variants = [v + (None,) for v in VARIANTS]
+if a.tune:
+    variants += [VARIANTS[0] + (cfg,) for cfg in TUNE]
+for dt, d, hq, hkv, sq, causal, lens, page, cfg in variants:
     name = f"decode_{dt}_d{d}_h{hq}x{hkv}_q{sq}"
     name += "_causal" if causal else ""
     name += "_lens" if lens else ""
@@ -55,13 +64,20 @@ for dt, d, hq, hkv, sq, causal, lens, page in VARIANTS:
         args.append("%table: memref<?x?xi32, strided<[?, 1], offset: ?>>")
         serving += " block_table(%table : memref<?x?xi32, strided<[?, 1], offset: ?>>)"
     args += [f"%o: {qt}", f"%lse: {lt}"]
-    attrs = " {causal}" if causal else ""
+    attr_list = ["causal"] if causal else []
+    if cfg:
+        name = f"tune_{dt}_d{d}_m{cfg[0]}_n{cfg[1]}_w{cfg[2]}"
+        attr_list.append(f"config = #flash.config<block_m = {cfg[0]}, "
+                         f"block_n = {cfg[1]}, warps = {cfg[2]}, stages = 2, "
+                         f"splits = 0>")
+    attrs = " {" + ", ".join(attr_list) + "}" if attr_list else ""
     funcs.append(
         f"func.func @{name}({', '.join(args)}) {{\n"
         f"  flash.attention ins(%q, %k, %v : {qt}, {kt}, {kt}){serving}\n"
         f"      outs(%o, %lse : {qt}, {lt}){attrs}\n"
         f"  return\n}}\n")
-    entries.append({"so": a.so, "func": name, "kind": "decode", "dtype": dt,
+    entries.append({"so": a.so, "func": name,
+                    "kind": "tune" if cfg else "decode", "dtype": dt,
                     "head_dim": d, "causal": causal, "heads_q": hq,
                     "heads_kv": hkv, "seq_q": sq, "kv_lens": lens,
                     "paged": bool(page), "page_size": page})

@@ -26,6 +26,7 @@
 #include <mutex>
 #include <set>
 #include <unordered_map>
+#include <vector>
 
 using namespace flashrt;
 
@@ -66,7 +67,20 @@ struct Registry {
   std::unordered_map<CUfunction, FunctionInfo> byFunction;
   std::map<std::pair<CUmodule, const char *>, CUfunction> byName;
   std::set<CUdeviceptr> asyncAllocations;
+  /// Scratch blocks (split-KV partials) given back by mgpuMemFree, kept for
+  /// the next call on the same stream: a decode step allocates and frees
+  /// the same sizes every call, and a fresh stream-ordered allocation costs
+  /// far more than the few microseconds the kernels take (the pool gives
+  /// its memory back at each synchronization).
+  struct CachedBlock {
+    CUdeviceptr ptr;
+    uint64_t bytes;
+    CUstream stream;
+  };
+  std::vector<CachedBlock> scratchCache;
+  std::unordered_map<CUdeviceptr, uint64_t> scratchSizes;
 };
+constexpr size_t kScratchCacheBlocks = 16;
 // Never destroyed: artifacts unload their modules from their destructors,
 // possibly after this library's static destructors at exit.
 Registry &registry() {
@@ -407,6 +421,21 @@ extern "C" FLASHRT_API void *mgpuMemAlloc(uint64_t bytes, void *stream,
   if (!d)
     return nullptr;
   CUdeviceptr ptr = 0;
+  if (!isHostShared) {
+    // A cached block of this stream, large enough but not wasteful. Stream
+    // order makes the reuse safe: its last user ran before on this stream.
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (size_t i = 0; i < r.scratchCache.size(); ++i) {
+      Registry::CachedBlock blk = r.scratchCache[i];
+      if (blk.stream == static_cast<CUstream>(stream) && blk.bytes >= bytes &&
+          blk.bytes <= 2 * bytes + 4096) {
+        r.scratchCache.erase(r.scratchCache.begin() + i);
+        r.scratchSizes[blk.ptr] = blk.bytes;
+        return reinterpret_cast<void *>(blk.ptr);
+      }
+    }
+  }
   std::string what = "allocating " + std::to_string(bytes) + " bytes";
   if (isHostShared) {
     if (!d->cuMemAllocManaged) {
@@ -423,17 +452,20 @@ extern "C" FLASHRT_API void *mgpuMemAlloc(uint64_t bytes, void *stream,
     Registry &r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     r.asyncAllocations.insert(ptr);
+    r.scratchSizes[ptr] = bytes;
     return reinterpret_cast<void *>(ptr);
   }
-  checkCuda(d->cuMemAlloc(&ptr, bytes), FLASHRT_ERR_CUDA, what);
+  if (checkCuda(d->cuMemAlloc(&ptr, bytes), FLASHRT_ERR_CUDA, what)) {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.scratchSizes[ptr] = bytes;
+  }
   return reinterpret_cast<void *>(ptr);
 }
 
-extern "C" FLASHRT_API void mgpuMemFree(void *ptr, void *stream) {
-  const Driver *d = getDriverWithContext();
-  if (!d || !ptr)
-    return;
-  auto p = reinterpret_cast<CUdeviceptr>(ptr);
+namespace {
+/// Frees a device block for good (stream-ordered where it was allocated so).
+void releaseBlock(const Driver *d, CUdeviceptr p, CUstream stream) {
   bool async;
   {
     Registry &r = registry();
@@ -441,15 +473,43 @@ extern "C" FLASHRT_API void mgpuMemFree(void *ptr, void *stream) {
     async = r.asyncAllocations.erase(p) != 0;
   }
   if (async) {
-    checkCuda(d->cuMemFreeAsync(p, static_cast<CUstream>(stream)),
-              FLASHRT_ERR_CUDA, "cuMemFreeAsync");
+    checkCuda(d->cuMemFreeAsync(p, stream), FLASHRT_ERR_CUDA,
+              "cuMemFreeAsync");
     return;
   }
   // Plain cuMemFree does not wait for the stream's kernels that may still
   // use the buffer.
-  checkCuda(d->cuStreamSynchronize(static_cast<CUstream>(stream)),
-            FLASHRT_ERR_LAUNCH, "waiting before freeing scratch memory");
+  checkCuda(d->cuStreamSynchronize(stream), FLASHRT_ERR_LAUNCH,
+            "waiting before freeing scratch memory");
   checkCuda(d->cuMemFree(p), FLASHRT_ERR_CUDA, "cuMemFree");
+}
+} // namespace
+
+extern "C" FLASHRT_API void mgpuMemFree(void *ptr, void *stream) {
+  const Driver *d = getDriverWithContext();
+  if (!d || !ptr)
+    return;
+  auto p = reinterpret_cast<CUdeviceptr>(ptr);
+  auto s = static_cast<CUstream>(stream);
+  Registry::CachedBlock evicted{0, 0, nullptr};
+  {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.scratchSizes.find(p);
+    if (it != r.scratchSizes.end()) {
+      // Keep it for the next call; the oldest block goes if full.
+      r.scratchCache.push_back({p, it->second, s});
+      r.scratchSizes.erase(it);
+      if (r.scratchCache.size() <= kScratchCacheBlocks)
+        return;
+      evicted = r.scratchCache.front();
+      r.scratchCache.erase(r.scratchCache.begin());
+    }
+  }
+  if (evicted.ptr)
+    releaseBlock(d, evicted.ptr, evicted.stream);
+  else
+    releaseBlock(d, p, s);
 }
 
 extern "C" FLASHRT_API void mgpuMemcpy(void *dst, void *src, size_t bytes,

@@ -1,4 +1,5 @@
 // RUN: flash-opt %s -split-input-file --flash-split-kv -verify-diagnostics | FileCheck %s
+// RUN: flash-opt %s -split-input-file --flash-split-kv=full-wave-shortcut -verify-diagnostics | FileCheck %s --check-prefix=SHORT
 // RUN: flash-opt %s -split-input-file --flash-split-kv --flash-tile -verify-diagnostics | FileCheck %s --check-prefix=TILE
 
 // A fixed split count: scratch O_part/LSE_part (f32, leading split dim),
@@ -43,7 +44,8 @@ func.func @fixed(%q: !t, %k: !t, %v: !t, %o: !t, %lse: !l) {
 
 // splits = 0: FA2's num_splits_heuristic on the call's sizes (work =
 // B * Hq * m-blocks against num-sms * ctas-per-sm slots), and the unsplit
-// attention behind scf.if for S = 1.
+// attention behind scf.if for S = 1. With full-wave-shortcut, FA2's
+// "S = 1 from 80 % of a wave" too.
 
 !q = memref<?x8x1x128xbf16>
 !kv = memref<?x8x?x128xbf16>
@@ -57,14 +59,18 @@ func.func @fixed(%q: !t, %k: !t, %v: !t, %o: !t, %lse: !l) {
 // CHECK:         arith.maximumf
 // CHECK:       arith.mulf %{{.*}}, %cst{{.*}} : f32
 // CHECK:       scf.for {{.*}} -> (index)
-// CHECK:       %[[FULL:.*]] = arith.cmpi sge, %{{.*}}, %c1584
-// CHECK:       %[[S:.*]] = arith.select %[[FULL]], %c1{{.*}}, %{{.*}} : index
+// CHECK:       } 
+// CHECK-NEXT:  %{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:  %[[S:.*]] = arith.maxsi %{{.*}}, %c1{{.*}} : index
 // CHECK:       %[[ONE:.*]] = arith.cmpi eq, %[[S]], %c1
 // CHECK:       scf.if %[[ONE]] {
 // CHECK:         flash.attention {{.*}} outs(%arg3 : memref<?x8x1x128xbf16>) {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2>
 // CHECK:       } else {
 // CHECK:         memref.alloc(%[[S]], {{.*}}) {flash.workspace} : memref<?x?x8x1x128xf32>
 // CHECK:         flash.combine
+// SHORT-LABEL: func.func @auto
+// SHORT:       %[[FULL:.*]] = arith.cmpi sge, %{{.*}}, %c1584
+// SHORT:       arith.select %[[FULL]], %c1{{.*}}, %{{.*}} : index
 func.func @auto(%q: !q, %k: !kv, %v: !kv, %o: !q) {
   flash.attention ins(%q, %k, %v : !q, !kv, !kv) outs(%o : !q)
       {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>}

@@ -134,7 +134,9 @@ Value FlashSplitKVPass::emitHeuristic(OpBuilder &b, Location loc, Value work,
                                                        args[0])});
       });
   Value chosen = arith::MaxSIOp::create(b, loc, pick.getResult(0), ci(1));
-  // Enough programs already (>= 80 % of a wave): no split.
+  if (!fullWaveShortcut)
+    return chosen;
+  // FA2: enough programs already (>= 80 % of a wave): no split.
   Value full = cmpi(arith::CmpIPredicate::sge,
                     arith::MulIOp::create(b, loc, work, ci(5)),
                     ci(4 * slots));

@@ -33,6 +33,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -1131,7 +1132,17 @@ LogicalResult KernelEmitter::cloneCombineBlock(Block &body, IRMapping &map,
           yields.push_back(lift(y, map));
         scf::YieldOp::create(b, loc, yields);
       }
-      map.map(loop.getResults(), clone.getResults());
+      // The loops over splits: unrolled so that 8 loads are in flight
+      // instead of one dependent load per iteration (with 32-64 splits the
+      // combine was latency bound). The epilogue loop, if any, has the
+      // final values.
+      ValueRange results = clone.getResults();
+      FailureOr<UnrolledLoopInfo> unrolled = loopUnrollByFactor(clone, 8);
+      if (succeeded(unrolled) && unrolled->epilogueLoopOp)
+        results = unrolled->epilogueLoopOp->getResults();
+      else if (succeeded(unrolled) && unrolled->mainLoopOp)
+        results = unrolled->mainLoopOp->getResults();
+      map.map(loop.getResults(), results);
       continue;
     }
     if (auto inner = dyn_cast<scf::ParallelOp>(op)) {

@@ -91,11 +91,14 @@ def FlashSplitKV : Pass<"flash-split-kv"> {
     `splits = N` fixes S = N. `splits = 0` (what flash-plan writes for
     decode) chooses S at run time with FlashAttention-2's
     `num_splits_heuristic`: with `work` = B * Hq * ceil(Sq / BlockM) programs
-    and `slots` = num-sms * ctas-per-sm, S = 1 when work >= 0.8 * slots;
-    else, over S <= min(128, slots, KV blocks) whose blocks per split
-    differ from S - 1's, the smallest S whose wave efficiency
-    (work * S / slots over its ceiling) is >= 85 % of the best. The
-    unsplit attention is kept for S = 1 behind an `scf.if`.
+    and `slots` = num-sms * ctas-per-sm: over S <= min(128, slots, KV
+    blocks) whose blocks per split differ from S - 1's, the smallest S whose
+    wave efficiency (work * S / slots over its ceiling) is >= 85 % of the
+    best. FA2 also takes S = 1 outright when work >= 0.8 * slots
+    (`full-wave-shortcut`, off by default): its kernels run one program
+    per SM, ours several, and a partial last wave (e.g. 512 programs on
+    396 slots) leaves most of the GPU idle. The unsplit attention is kept
+    for S = 1 behind an `scf.if`.
   }];
   let options = [
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
@@ -105,6 +108,9 @@ def FlashSplitKV : Pass<"flash-split-kv"> {
            "and smem-kb">,
     Option<"smemPerBlockKB", "smem-kb", "int64_t", /*default=*/"227",
            "Shared memory per SM usable by programs, in KiB">,
+    Option<"fullWaveShortcut", "full-wave-shortcut", "bool",
+           /*default=*/"false",
+           "FA2's S = 1 when the programs fill >= 80 % of one wave">,
   ];
   let statistics = [
     Statistic<"numSplit", "num-split", "Attentions split">,
