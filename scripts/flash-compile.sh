@@ -14,20 +14,21 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 LLVM_BIN=${LLVM_BIN:-/usr/lib/llvm-22/bin}
 FLASH_OPT=${FLASH_OPT:-$ROOT/build/bin/flash-opt}
-[ $# -ge 2 ] || { echo "usage: $0 IN.mlir OUT.so [--chip=sm_90] [--ptx=OUT.ptx]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 IN.mlir OUT.so [--chip=sm_90] [--ptx=OUT.ptx] [--split-min-efficiency=0.85]" >&2; exit 2; }
 IN=$1 OUT=$2; shift 2
-CHIP=sm_90 PTX=
+CHIP=sm_90 PTX= EFF=0.85
 for a in "$@"; do
   case $a in
     --chip=*) CHIP=${a#--chip=} ;;
     --ptx=*) PTX=${a#--ptx=} ;;
+    --split-min-efficiency=*) EFF=${a#--split-min-efficiency=} ;;
     *) echo "flash-compile: unknown option $a" >&2; exit 2 ;;
   esac
 done
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 start=$(date +%s.%N)
 "$FLASH_OPT" "$IN" --mlir-print-op-on-diagnostic=false \
-  --flash-lower-to-gpu="chip=$CHIP format=bin" -o "$TMP/host.mlir"
+  --flash-lower-to-gpu="chip=$CHIP format=bin split-min-efficiency=$EFF" -o "$TMP/host.mlir"
 "$LLVM_BIN/mlir-translate" --mlir-to-llvmir "$TMP/host.mlir" -o "$TMP/host.ll"
 "$LLVM_BIN/llc" -O2 -filetype=obj -relocation-model=pic "$TMP/host.ll" -o "$TMP/host.o"
 cc -shared -o "$OUT" "$TMP/host.o"

@@ -37,8 +37,8 @@ VARIANTS = [
     ("bf16", 64, 16, 4, 4, True, True, 256),    # chunk of 4, paged 256
 ]
 
-# (block_m, block_n, warps) alternatives of the benchmark entry.
-TUNE = [(16, 32, 1), (16, 128, 1), (64, 64, 4), (32, 64, 2)]
+# (block_m, block_n, warps, stages) alternatives of the benchmark entry.
+TUNE = [(16, 64, 1, 3), (16, 64, 1, 4), (16, 32, 1, 4), (16, 128, 1, 3)]
 
 funcs, entries = [], []
 variants = [v + (None,) for v in VARIANTS]
@@ -66,10 +66,10 @@ for dt, d, hq, hkv, sq, causal, lens, page, cfg in variants:
     args += [f"%o: {qt}", f"%lse: {lt}"]
     attr_list = ["causal"] if causal else []
     if cfg:
-        name = f"tune_{dt}_d{d}_m{cfg[0]}_n{cfg[1]}_w{cfg[2]}"
+        name = f"tune_{dt}_d{d}_m{cfg[0]}_n{cfg[1]}_w{cfg[2]}_s{cfg[3]}"
         attr_list.append(f"config = #flash.config<block_m = {cfg[0]}, "
-                         f"block_n = {cfg[1]}, warps = {cfg[2]}, stages = 2, "
-                         f"splits = 0>")
+                         f"block_n = {cfg[1]}, warps = {cfg[2]}, "
+                         f"stages = {cfg[3]}, splits = 0>")
     attrs = " {" + ", ".join(attr_list) + "}" if attr_list else ""
     funcs.append(
         f"func.func @{name}({', '.join(args)}) {{\n"

@@ -35,9 +35,9 @@ func.func @d96(%q: !T, %k: !T, %v: !T, %o: !T) {
 
 !T = memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>
 func.func @stages(%q: !T, %k: !T, %v: !T, %o: !T) {
-  // expected-error @+1 {{only a 2-stage cp.async pipeline is generated (stages = 3)}}
+  // expected-error @+1 {{a 2- to 4-stage cp.async pipeline is generated (stages = 5)}}
   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
-      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 3>}
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 5>}
   return
 }
 

@@ -111,8 +111,8 @@ Value FlashSplitKVPass::emitHeuristic(OpBuilder &b, Location loc, Value work,
                              ValueRange{arith::MaximumFOp::create(b, loc, e,
                                                                   args[0])});
       });
-  Value threshold =
-      arith::MulFOp::create(b, loc, best.getResult(0), cf(0.85f));
+  Value threshold = arith::MulFOp::create(b, loc, best.getResult(0),
+                                          cf(float(minEfficiency)));
   // The smallest eligible s reaching 85 % of the best: scan from the top,
   // keeping the last hit (0 = none yet, then 1).
   auto pick = scf::ForOp::create(

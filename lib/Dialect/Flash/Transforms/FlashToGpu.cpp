@@ -173,7 +173,7 @@ public:
                 int64_t headDim)
       : b(b), loc(loc), t(t), func(func), elt(eltType), d(headDim),
         bm(config.getBlockM()), bn(config.getBlockN()),
-        warps(config.getNumWarps()) {
+        warps(config.getNumWarps()), stages(config.getNumStages()) {
     threads = 32 * warps;
     mTiles = bm / (16 * warps);
     f32 = b.getF32Type();
@@ -189,7 +189,7 @@ public:
   /// loop the thread id, memref accesses global loads and stores.
   LogicalResult emitCombine(SmallVectorImpl<Value> &hostArgs);
 
-  int64_t smemBytes() const { return (bm * d + 4 * bn * d) * 2; }
+  int64_t smemBytes() const { return (bm * d + 2 * stages * bn * d) * 2; }
 
 private:
   // --- Values from flash-tile's IR ---------------------------------------
@@ -329,7 +329,7 @@ private:
   gpu::GPUFuncOp func;
   Type elt, f32, i32;
   MLIRContext *ctx;
-  int64_t d, bm, bn, warps, threads, mTiles;
+  int64_t d, bm, bn, warps, stages, threads, mTiles;
 
   SmallVector<Value> captured;
   DenseMap<Value, Value> captureArgs;
@@ -561,7 +561,7 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
 void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
   Value tileBytes = c(bn * d * 2);
   Value kOff = add(c(bm * d * 2), mul(stage, tileBytes));
-  Value vOff = add(c(bm * d * 2 + 2 * bn * d * 2), mul(stage, tileBytes));
+  Value vOff = add(c(bm * d * 2 + stages * bn * d * 2), mul(stage, tileBytes));
   Value full = cmp(arith::CmpIPredicate::sle, add(kvStart, c(bn)), seqK);
   auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
   OpBuilder::InsertionGuard guard(b);
@@ -778,7 +778,8 @@ void KernelEmitter::emitOnlineSoftmax(SmallVectorImpl<Value> &s,
 void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
                            Value stage) {
   int64_t nTiles = bn / 8, dTiles = d / 8;
-  Value vBase = add(c(bm * d * 2 + 2 * bn * d * 2), mul(stage, c(bn * d * 2)));
+  Value vBase =
+      add(c(bm * d * 2 + stages * bn * d * 2), mul(stage, c(bn * d * 2)));
   Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
   Value mid = arith::RemUIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, lane, c(8)), c(2));
@@ -920,7 +921,7 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   g = arith::DivUIOp::create(b, loc, lane, c(4));
   tq = arith::RemUIOp::create(b, loc, lane, c(4));
 
-  // Dynamic shared memory: [Q | K stage 0, 1 | V stage 0, 1], bytes.
+  // Dynamic shared memory: [Q | K stages | V stages], bytes.
   auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
   smemPtrType = LLVM::LLVMPointerType::get(ctx, 3);
   smemBase = LLVM::AddressOfOp::create(b, loc, smemPtrType, "flash_smem");
@@ -986,27 +987,37 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     local.map(t.loops[0].getInductionVar(), c(0));
     kvPlane = planeOf(t.kViews.front(), k, local);
   }
-  // next[li]: the first block after loop li (the start of the next loop
-  // that has iterations), and whether there is one.
-  SmallVector<std::pair<Value, Value>> nextAfter(numLoops);
+  // The loops visit one contiguous descending run of blocks (flash-tile's
+  // order, also across its peeled loops and within a split): the block k
+  // ahead of the one at column c starts at c - k * BN and exists iff it is
+  // not left of the run's last block.
   Value none = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  std::pair<Value, Value> acc = {c(0), none};
+  Value firstCol = c(0), anyBlock = none, lastCol = c(0);
   for (int64_t li = numLoops - 1; li >= 0; --li) {
-    nextAfter[li] = acc;
     Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
-    acc = {sel(has, startAt(li, c(0)), acc.first),
-           arith::OrIOp::create(b, loc, has, acc.second)};
+    firstCol = sel(has, startAt(li, c(0)), firstCol);
+    anyBlock = arith::OrIOp::create(b, loc, has, anyBlock);
+  }
+  for (int64_t li = 0; li < numLoops; ++li) {
+    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
+    lastCol = sel(has, startAt(li, sub(trips[li], c(1))), lastCol);
   }
 
-  // Prologue: Q and the first K/V block in flight.
+  // Prologue: Q and the first `stages - 1` K/V blocks in flight, one
+  // commit group each (Q joins the first).
   emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
-  {
-    auto ifOp = scf::IfOp::create(b, loc, acc.second, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    emitKVCopy(acc.first, c(0));
+  for (int64_t ahead = 0; ahead + 1 < stages; ++ahead) {
+    Value col = sub(firstCol, c(ahead * bn));
+    Value ok = arith::AndIOp::create(
+        b, loc, anyBlock, cmp(arith::CmpIPredicate::sge, col, lastCol));
+    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      emitKVCopy(col, c(ahead));
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
-  NVVM::CpAsyncCommitGroupOp::create(b, loc);
 
   // Online-softmax state in registers: acc = 0, m = -inf, l = 0.
   int64_t dTiles = d / 8;
@@ -1030,23 +1041,27 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     SmallVector<Value> args(loop.getRegionIterArgs());
     Value stage = args.back();
     Value col0 = startAt(li, j);
-    // This block has landed (and Q, the first time); every warp is done
-    // with the other stage, so the next block may overwrite it.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    // This block has landed (and Q, the first time): at most `stages - 2`
+    // later groups may still be in flight. Every warp is done with the
+    // stage read last iteration, which the block `stages - 1` ahead now
+    // overwrites.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
     gpu::BarrierOp::create(b, loc);
-    Value jNext = add(j, c(1));
-    Value inLoop = cmp(arith::CmpIPredicate::slt, jNext, trips[li]);
-    Value nextStart = sel(inLoop, startAt(li, jNext), nextAfter[li].first);
-    Value hasNext =
-        arith::OrIOp::create(b, loc, inLoop, nextAfter[li].second);
-    Value otherStage = sub(c(1), stage);
+    Value nextStart = sub(col0, c((stages - 1) * bn));
+    Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
+    Value fillStage = sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
+                          c(stages - 1), sub(stage, c(1)));
     {
       auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      emitKVCopy(nextStart, otherStage);
+      emitKVCopy(nextStart, fillStage);
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    Value stagePlus = add(stage, c(1));
+    Value otherStage = sel(cmp(arith::CmpIPredicate::eq, stagePlus,
+                               c(stages)),
+                           c(0), stagePlus);
 
     SmallVector<Value> accV(args.begin(), args.begin() + nAcc);
     SmallVector<Value> mV(args.begin() + nAcc, args.begin() + nAcc + nRows);
@@ -1319,8 +1334,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: the grid has no flash.config "
                                "(run flash-tile from this version)");
   int64_t warps = planned.getNumWarps();
-  if (planned.getNumStages() != 2)
-    return anchor->emitOpError("flash-to-gpu: only a 2-stage cp.async "
+  if (planned.getNumStages() < 2 || planned.getNumStages() > 4)
+    return anchor->emitOpError("flash-to-gpu: a 2- to 4-stage cp.async "
                                "pipeline is generated (stages = ")
            << planned.getNumStages() << ")";
   config = planned;
@@ -1336,7 +1351,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: ")
            << threads << " threads cannot split the " << bm << "/" << bn
            << " x " << headDim << " tiles into whole 16-byte copies";
-  int64_t smem = (bm * headDim + 4 * bn * headDim) * 2;
+  int64_t smem =
+      (bm * headDim + 2 * planned.getNumStages() * bn * headDim) * 2;
   if (smem > smemLimitKB * 1024)
     return anchor->emitOpError("flash-to-gpu: the tiles need ")
            << smem << " bytes of shared memory, over the target's "
@@ -1435,7 +1451,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
         "{{\"func\":\"{0}\",\"dtype\":\"{1}\",\"head_dim\":{2},"
         "\"head_dim_v\":{2},\"causal\":{3},\"window\":[{4},{5}],"
         "\"softcap\":{6},\"scale\":{7},\"lse\":{8},\"arch\":\"{9}\","
-        "\"block_m\":{10},\"block_n\":{11},\"warps\":{12},\"stages\":2,"
+        "\"block_m\":{10},\"block_n\":{11},\"warps\":{12},\"stages\":{20},"
         "\"smem_bytes\":{13},\"kernel\":\"{14}\",\"kv_lens\":{15},"
         "\"paged\":{16},\"split_kv\":{17},\"q_shape\":{18},"
         "\"kv_shape\":{19}}",
@@ -1446,7 +1462,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
         config.getBlockM(), config.getBlockN(), config.getNumWarps(),
         emitter.smemBytes(), name, kvLens ? "true" : "false",
         t.table ? "true" : "false", splitKV ? "true" : "false",
-        staticShape(0), staticShape(1));
+        staticShape(0), staticShape(1), config.getNumStages());
   }
   abi.push_back('\0');
   // One record per entry point: the split-KV path's kernels (partial,

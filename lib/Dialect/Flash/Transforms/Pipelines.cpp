@@ -66,7 +66,7 @@ void mlir::flash::buildFlashLowerToGPUPipeline(
   // binary, and the host side (gpu.launch_func -> mgpu* runtime calls).
   std::string text = llvm::formatv(
       "flash-fold-gqa,flash-plan{{sm={0} smem-kb={1}},"
-      "flash-split-kv{{smem-kb={1}},flash-tile,"
+      "flash-split-kv{{smem-kb={1} min-efficiency={4}},flash-tile,"
       "flash-to-gpu{{chip={2} smem-kb={1}},canonicalize,cse,"
       "gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm{{index-bitwidth=32},"
       "convert-vector-to-llvm,convert-ub-to-llvm,convert-nvvm-to-llvm,"
@@ -76,7 +76,8 @@ void mlir::flash::buildFlashLowerToGPUPipeline(
       "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
       "convert-cf-to-llvm,convert-func-to-llvm,gpu-to-llvm,"
       "reconcile-unrealized-casts",
-      sm, smemKB, chip, std::string(options.format));
+      sm, smemKB, chip, std::string(options.format),
+      double(options.splitMinEfficiency));
   if (failed(parsePassPipeline(text, pm, llvm::errs())))
     llvm::report_fatal_error("flash-lower-to-gpu: bad pipeline text");
 }

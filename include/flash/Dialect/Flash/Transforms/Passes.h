@@ -45,6 +45,10 @@ struct FlashGpuPipelineOptions
       llvm::cl::desc("gpu-module-to-binary format: isa (PTX), bin (cubin), "
                      "fatbin"),
       llvm::cl::init("bin")};
+  Option<double> splitMinEfficiency{
+      *this, "split-min-efficiency",
+      llvm::cl::desc("flash-split-kv's min-efficiency (FA2: 0.85)"),
+      llvm::cl::init(0.85)};
 };
 
 /// flash-plan, flash-tile, flash-to-gpu, the NVVM lowering of the kernels,

@@ -108,6 +108,9 @@ def FlashSplitKV : Pass<"flash-split-kv"> {
            "and smem-kb">,
     Option<"smemPerBlockKB", "smem-kb", "int64_t", /*default=*/"227",
            "Shared memory per SM usable by programs, in KiB">,
+    Option<"minEfficiency", "min-efficiency", "double", /*default=*/"0.85",
+           "Fraction of the best wave efficiency the chosen split count "
+           "must reach (FA2: 0.85; 1.0 takes the best)">,
     Option<"fullWaveShortcut", "full-wave-shortcut", "bool",
            /*default=*/"false",
            "FA2's S = 1 when the programs fill >= 80 % of one wave">,
