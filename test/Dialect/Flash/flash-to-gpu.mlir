@@ -75,3 +75,26 @@ func.func @bf16(%q: !B, %k: !B, %v: !B, %o: !B) {
       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>}
   return
 }
+
+// -----
+
+// A 3-stage ring: two K/V blocks in flight (two prologue groups), each
+// iteration waits until at most one group is pending, refills the stage
+// read last iteration with the block two ahead; smem = (32*32 + 2*3*16*32)*2.
+!S = memref<?x?x?x32xf16, strided<[?, ?, ?, 1], offset: ?>>
+// CHECK-LABEL: func.func @three_stages
+// CHECK: dynamic_shared_memory_size %c8192_i32
+// CHECK: gpu.func @three_stages_kernel
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 1
+// CHECK: gpu.barrier
+// CHECK: arith.subi %{{.*}}, %c32
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: } {flash.kv_loop = "masked_right"}
+func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
+  flash.attention ins(%q, %k, %v : !S, !S, !S) outs(%o : !S)
+      {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 3>}
+  return
+}
