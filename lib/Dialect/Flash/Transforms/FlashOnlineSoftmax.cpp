@@ -29,7 +29,6 @@ using namespace mlir::flash;
 
 namespace {
 
-constexpr double kLog2e = 1.4426950408889634;
 using utils::IteratorType;
 
 /// Builds the linalg ops of one expansion; every tile is [BM, BN] or [BM].
@@ -97,10 +96,6 @@ Value isNegInf(OpBuilder &b, Location loc, Value x) {
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x, ninf);
 }
 
-/// The kernel-unit factor c of the logit c * u.
-double logitFactor(float scale, std::optional<APFloat> softcap) {
-  return softcap ? 1.0 : double(scale);
-}
 
 void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
   TileBuilder tb{rewriter, op.getLoc()};
@@ -109,7 +104,7 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
   int64_t bn = op.getKey().getType().getDimSize(0);
   float scale = op.getScale().convertToFloat();
   std::optional<APFloat> softcap = op.getSoftcap();
-  double c = logitFactor(scale, softcap);
+  double c = op.getLogitFactor();
 
   // S = Q K^T                                        (first tile GEMM)
   Value s = tb.matmul(op.getQuery(), op.getKey(), tb.zeros({bm, bn}),
@@ -243,7 +238,7 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
 void expandFinalize(RewriterBase &rewriter, TileFinalizeOp op) {
   TileBuilder tb{rewriter, op.getLoc()};
   auto par = IteratorType::parallel;
-  double c = logitFactor(op.getScale().convertToFloat(), op.getSoftcap());
+  double c = op.getLogitFactor();
   Type outElt = op.getOut().getType().getElementType();
 
   // O = acc / l, and 0 for a row that saw no key (l == 0), never NaN

@@ -58,7 +58,6 @@ namespace {
 /// f32 in the context of `t` (the partial outputs' element type).
 FloatType b32(Type t) { return Float32Type::get(t.getContext()); }
 
-constexpr double kLog2e = 1.4426950408889634;
 
 /// The pieces of one flash-tile grid that the kernel is built from.
 struct TiledAttention {
@@ -726,9 +725,7 @@ void KernelEmitter::emitOnlineSoftmax(SmallVectorImpl<Value> &s,
                                       SmallVectorImpl<Value> &l,
                                       TileUpdateOp update) {
   int64_t nTiles = bn / 8, dTiles = d / 8;
-  float scale = update.getScale().convertToFloat();
-  std::optional<APFloat> softcap = update.getSoftcap();
-  double cFactor = softcap ? 1.0 : double(scale);
+  double cFactor = update.getLogitFactor();
   Value cLog2e = cf(cFactor * kLog2e);
   Value ninf = cf(-std::numeric_limits<double>::infinity());
   for (int64_t mt = 0; mt < mTiles; ++mt)
@@ -810,8 +807,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
                                  ArrayRef<Value> l, IRMapping &map) {
   int64_t dTiles = d / 8;
   TileFinalizeOp fin = t.finalize;
-  float scale = fin.getScale().convertToFloat();
-  double cFactor = fin.getSoftcap() ? 1.0 : double(scale);
+  double cFactor = fin.getLogitFactor();
   Value row0 = lift(t.updates.front().getRow(), map);
   // No copy may still be writing (a program with no KV block never waited
   // for its Q), and every warp must be done reading Q before O overwrites it.

@@ -17,6 +17,9 @@
 
 namespace mlir::flash {
 
+/// log2(e): the online softmax computes exp(x) as exp2(x * log2(e)).
+constexpr double kLog2e = 1.4426950408889634;
+
 /// Positions of the dimension roles in Q, K, V and O: [batch, heads, seq, dim].
 enum AttentionDim : unsigned {
   kBatchPos = 0,

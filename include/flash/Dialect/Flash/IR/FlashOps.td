@@ -228,6 +228,13 @@ def Flash_TileUpdateOp : Flash_Op<"tile_update", [Pure,
       type($max) `,` type($sum)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The factor c of the logit c * u in kernel units: the scale, or 1
+    /// under softcap (whose capped score already includes it).
+    double getLogitFactor() {
+      return getSoftcap() ? 1.0 : double(getScale().convertToFloat());
+    }
+  }];
 }
 
 def Flash_TileFinalizeOp : Flash_Op<"tile_finalize", [Pure]> {
@@ -247,6 +254,13 @@ def Flash_TileFinalizeOp : Flash_Op<"tile_finalize", [Pure]> {
       type($sum) `->` type($out) `,` type($lse)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The factor c of the logit c * u in kernel units: the scale, or 1
+    /// under softcap (whose capped score already includes it).
+    double getLogitFactor() {
+      return getSoftcap() ? 1.0 : double(getScale().convertToFloat());
+    }
+  }];
 }
 
 #endif // FLASH_DIALECT_FLASH_IR_FLASHOPS_TD
