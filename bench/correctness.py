@@ -413,8 +413,9 @@ def run_all(cases, loader, device="cuda", ref_device=None, guard=GUARD, floor=AT
     return results
 
 
-def summarize(results, log=print):
-    """Per-kernel pass counts and the closing line; returns the number failed."""
+def summarize(results, log=print, label="correctness", width=40):
+    """Per-kernel pass counts and the closing line `<label>: N/M passed`;
+    returns the number failed."""
     by = {}
     for r in results:
         by.setdefault(r["func"], [0, 0])
@@ -424,9 +425,9 @@ def summarize(results, log=print):
         p, n = by[f]
         worst = max((r.get("err", 0) / r["tol"] for r in results
                      if r["func"] == f and r.get("tol")), default=0.0)
-        log(f"  {f:<40} {p:>4}/{n:<4} worst err/tol {worst:.2f}")
+        log(f"  {f:<{width}} {p:>4}/{n:<4} worst err/tol {worst:.2f}")
     passed = sum(bool(r["ok"]) for r in results)
-    log(f"correctness: {passed}/{len(results)} passed")
+    log(f"{label}: {passed}/{len(results)} passed")
     return len(results) - passed
 
 

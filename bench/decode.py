@@ -446,19 +446,7 @@ def run_correctness(cases, loader, device="cuda", repeat=True, verbose=False, lo
 
 
 def summarize(results, log=print):
-    by = {}
-    for r in results:
-        by.setdefault(r["func"], [0, 0])
-        by[r["func"]][0] += bool(r["ok"])
-        by[r["func"]][1] += 1
-    for f in sorted(by):
-        p, n = by[f]
-        worst = max((r.get("err", 0) / r["tol"] for r in results
-                     if r["func"] == f and r.get("tol")), default=0.0)
-        log(f"  {f:<48} {p:>4}/{n:<4} worst err/tol {worst:.2f}")
-    passed = sum(bool(r["ok"]) for r in results)
-    log(f"decode-correctness: {passed}/{len(results)} passed")
-    return len(results) - passed
+    return C.summarize(results, log, label="decode-correctness", width=48)
 
 
 # --------------------------------------------------------------------------
