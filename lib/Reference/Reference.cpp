@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 using namespace flash::ref;
@@ -210,4 +211,28 @@ double flash::ref::maxAbsDiff(View4 a, View4 b, const Shape4 &shape) {
             worst = std::max(worst, std::abs(x - y));
         }
   return worst;
+}
+
+std::vector<int32_t> flash::ref::drawKvLens(std::mt19937 &rng, int64_t batch,
+                                            int64_t sk) {
+  std::uniform_int_distribution<int64_t> lenDist(0, sk);
+  std::vector<int32_t> lens;
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t len = b == 0                ? sk
+                  : b == 1 && batch > 2 ? 0
+                  : b == 2 && batch > 3 ? 1
+                                        : lenDist(rng);
+    lens.push_back(int32_t(len));
+  }
+  return lens;
+}
+
+std::vector<int32_t> flash::ref::drawPageTable(std::mt19937 &rng,
+                                               int64_t numPages,
+                                               int64_t used) {
+  std::vector<int32_t> ids(numPages);
+  std::iota(ids.begin(), ids.end(), 0);
+  std::shuffle(ids.begin(), ids.end(), rng);
+  ids.resize(used);
+  return ids;
 }

@@ -514,25 +514,11 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
     }
   }
 
-  // KV-cache lengths: a full, an empty and a one-key cache (given enough
-  // sequences that one more stays random), the rest uniform in [0, Sk].
-  if (k.abi.kvLens) {
-    std::uniform_int_distribution<int64_t> lenDist(0, c.sk);
-    for (int64_t b = 0; b < c.b; ++b) {
-      int64_t len = b == 0              ? c.sk
-                    : b == 1 && c.b > 2 ? 0
-                    : b == 2 && c.b > 3 ? 1
-                                        : lenDist(rng);
-      cache.lens.push_back(int32_t(len));
-    }
-  }
-  // A fresh permutation of the pool; the pages it leaves out are spares.
-  if (cache.paged()) {
-    std::vector<int32_t> ids(cache.numPages);
-    std::iota(ids.begin(), ids.end(), 0);
-    std::shuffle(ids.begin(), ids.end(), rng);
-    cache.table.assign(ids.begin(), ids.begin() + c.b * cache.pagesPerSeq);
-  }
+  if (k.abi.kvLens)
+    cache.lens = ref::drawKvLens(rng, c.b, c.sk);
+  if (cache.paged())
+    cache.table =
+        ref::drawPageTable(rng, cache.numPages, c.b * cache.pagesPerSeq);
   // NaN in every K/V row that holds no live key (past kv_lens[b], in a
   // partly used or spare page): a kernel that reads one, even to weight it
   // by 0, produces NaN.

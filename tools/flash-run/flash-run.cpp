@@ -641,27 +641,11 @@ llvm::Expected<bool> runCase(const Kernel &kernel, void (*fn)(void **),
       x = dist(rng);
 
   const bool paged = kernel.sem.paged, hasLens = kernel.sem.kvLens;
-  // KV-cache lengths: a full, an empty and a one-key cache (given enough
-  // sequences that one more stays random), the rest uniform in [0, Sk].
-  std::vector<int32_t> lens;
-  if (hasLens) {
-    std::uniform_int_distribution<int64_t> lenDist(0, c.sk);
-    for (int64_t b = 0; b < c.b; ++b) {
-      int64_t len = b == 0              ? c.sk
-                    : b == 1 && c.b > 2 ? 0
-                    : b == 2 && c.b > 3 ? 1
-                                        : lenDist(rng);
-      lens.push_back(int32_t(len));
-    }
-  }
-  // A fresh permutation of the pool; the pages it leaves out are spares.
-  std::vector<int32_t> table;
-  if (paged) {
-    std::vector<int32_t> ids(layout.numPages);
-    std::iota(ids.begin(), ids.end(), 0);
-    std::shuffle(ids.begin(), ids.end(), rng);
-    table.assign(ids.begin(), ids.begin() + c.b * layout.pagesPerSeq);
-  }
+  std::vector<int32_t> lens, table;
+  if (hasLens)
+    lens = ref::drawKvLens(rng, c.b, c.sk);
+  if (paged)
+    table = ref::drawPageTable(rng, layout.numPages, c.b * layout.pagesPerSeq);
   // NaN in every K/V row that holds no live key (past kv_lens[b], inside a
   // partly used page, in a spare page): a kernel that reads one, even to
   // weight it by 0, produces NaN.

@@ -14,7 +14,9 @@
 
 #include <array>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <vector>
 
 namespace flash::ref {
 
@@ -117,6 +119,16 @@ Strides4 bshdStrides(const Shape4 &shape);
 /// Maximum |a - b| over all elements of two views of logical shape `shape`.
 /// Equal infinities compare as 0; a NaN on either side gives +infinity.
 double maxAbsDiff(View4 a, View4 b, const Shape4 &shape);
+
+/// KV-cache lengths for a test case: a full, an empty and a one-key cache
+/// (given enough sequences that one more stays random), the rest uniform in
+/// [0, sk].
+std::vector<int32_t> drawKvLens(std::mt19937 &rng, int64_t batch, int64_t sk);
+
+/// A block table: the first `used` entries of a fresh permutation of the
+/// pool's `numPages` pages (the pages it leaves out are spares).
+std::vector<int32_t> drawPageTable(std::mt19937 &rng, int64_t numPages,
+                                   int64_t used);
 
 } // namespace flash::ref
 
