@@ -590,6 +590,8 @@ extern "C" void flashrt_close(flashrt_kernel *k) {
 // Running
 //===----------------------------------------------------------------------===//
 
+extern "C" void mgpuStreamSynchronize(void *stream); // Mgpu.cpp
+
 namespace {
 
 int attention(flashrt_kernel *k, const flashrt_tensor *q,
@@ -602,8 +604,24 @@ int attention(flashrt_kernel *k, const flashrt_tensor *q,
     return rc;
   if (call.empty)
     return FLASHRT_OK;
-  CallerStreamScope streamScope(static_cast<CUstream>(stream), !asyncMode());
-  return call.run();
+  auto s = static_cast<CUstream>(stream);
+  int rc;
+  {
+    // The entry's own waits (after scratch allocation, after each launch)
+    // are skipped: a split-KV entry launches two kernels, and waiting
+    // between them doubled the latency of a small decode step.
+    CallerStreamScope streamScope(s, /*wait=*/false);
+    rc = call.run();
+  }
+  if (asyncMode())
+    return rc;
+  // Sync mode: one wait at the end (also after an error, so nothing of
+  // this call is still queued); a kernel's failure is still reported by the
+  // call that launched it (mgpuStreamSynchronize names the kernel, and the
+  // first error recorded wins).
+  CallerStreamScope streamScope(s, /*wait=*/true);
+  mgpuStreamSynchronize(s);
+  return pendingError();
 }
 
 int timeMs(const char *api, flashrt_kernel *k, const flashrt_tensor *q,
