@@ -1045,8 +1045,11 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     gpu::BarrierOp::create(b, loc);
     Value nextStart = sub(col0, c((stages - 1) * bn));
     Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
-    Value fillStage = sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
-                          c(stages - 1), sub(stage, c(1)));
+    // (stage - 1) mod stages; 1 - stage for the double buffer.
+    Value fillStage = stages == 2
+                          ? sub(c(1), stage)
+                          : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
+                                c(stages - 1), sub(stage, c(1)));
     {
       auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
       OpBuilder::InsertionGuard g2(b);
@@ -1055,9 +1058,10 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     Value stagePlus = add(stage, c(1));
-    Value otherStage = sel(cmp(arith::CmpIPredicate::eq, stagePlus,
-                               c(stages)),
-                           c(0), stagePlus);
+    Value otherStage =
+        stages == 2 ? fillStage
+                    : sel(cmp(arith::CmpIPredicate::eq, stagePlus, c(stages)),
+                          c(0), stagePlus);
 
     SmallVector<Value> accV(args.begin(), args.begin() + nAcc);
     SmallVector<Value> mV(args.begin() + nAcc, args.begin() + nAcc + nRows);
