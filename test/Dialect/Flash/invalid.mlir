@@ -384,3 +384,67 @@ func.func @syntax(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: te
   %o = flash.attention (%q, %k, %v) -> tensor<2x8x128x64xf16>
   return
 }
+
+// -----
+
+func.func @partial_lse_missing(%q: memref<1x8x1x64xf16>, %op: memref<3x1x8x1x64xf32>) {
+  // expected-error @+1 {{the partial (split-KV) form takes O_part and LSE_part memrefs as 'outs'}}
+  flash.attention ins(%q, %q, %q : memref<1x8x1x64xf16>, memref<1x8x1x64xf16>, memref<1x8x1x64xf16>) outs(%op : memref<3x1x8x1x64xf32>)
+  return
+}
+
+// -----
+
+func.func @partial_shape(%q: memref<1x8x1x64xf16>, %op: memref<3x1x4x1x64xf32>, %lp: memref<3x1x4x1xf32>) {
+  // expected-error @+1 {{O_part must have shape [S, B, Hq, Sq, Dv] = [3, 1, 8, 1, 64], got [3, 1, 4, 1, 64]}}
+  flash.attention ins(%q, %q, %q : memref<1x8x1x64xf16>, memref<1x8x1x64xf16>, memref<1x8x1x64xf16>) outs(%op, %lp : memref<3x1x4x1x64xf32>, memref<3x1x4x1xf32>)
+  return
+}
+
+// -----
+
+func.func @partial_f16(%q: memref<1x8x1x64xf16>, %op: memref<3x1x8x1x64xf16>, %lp: memref<3x1x8x1xf32>) {
+  // expected-error @+1 {{O_part and LSE_part must be f32}}
+  flash.attention ins(%q, %q, %q : memref<1x8x1x64xf16>, memref<1x8x1x64xf16>, memref<1x8x1x64xf16>) outs(%op, %lp : memref<3x1x8x1x64xf16>, memref<3x1x8x1xf32>)
+  return
+}
+
+// -----
+
+func.func @combine_rank(%op: memref<3x1x8x64xf32>, %lp: memref<3x1x8xf32>, %o: memref<1x8x1x64xf16>) {
+  // expected-error @+1 {{partial_out must be [S, B, H, Sq, Dv] and partial_lse [S, B, H, Sq]}}
+  flash.combine ins(%op, %lp : memref<3x1x8x64xf32>, memref<3x1x8xf32>) outs(%o : memref<1x8x1x64xf16>)
+  return
+}
+
+// -----
+
+func.func @combine_lse_mismatch(%op: memref<3x1x8x1x64xf32>, %lp: memref<2x1x8x1xf32>, %o: memref<1x8x1x64xf16>) {
+  // expected-error @+1 {{partial_lse shape [2, 1, 8, 1] does not match partial_out [3, 1, 8, 1, 64]}}
+  flash.combine ins(%op, %lp : memref<3x1x8x1x64xf32>, memref<2x1x8x1xf32>) outs(%o : memref<1x8x1x64xf16>)
+  return
+}
+
+// -----
+
+func.func @combine_out_shape(%op: memref<3x1x8x1x64xf32>, %lp: memref<3x1x8x1xf32>, %o: memref<1x8x2x64xf16>) {
+  // expected-error @+1 {{O must have shape [B, H, Sq, Dv] = [1, 8, 1, 64], got [1, 8, 2, 64]}}
+  flash.combine ins(%op, %lp : memref<3x1x8x1x64xf32>, memref<3x1x8x1xf32>) outs(%o : memref<1x8x2x64xf16>)
+  return
+}
+
+// -----
+
+func.func @combine_lse_type(%op: memref<3x1x8x1x64xf32>, %lp: memref<3x1x8x1xf32>, %o: memref<1x8x1x64xf16>, %lse: memref<1x8x1xf16>) {
+  // expected-error @+1 {{LSE must be f32 [B, H, Sq] = [1, 8, 1], got 'memref<1x8x1xf16>'}}
+  flash.combine ins(%op, %lp : memref<3x1x8x1x64xf32>, memref<3x1x8x1xf32>) outs(%o, %lse : memref<1x8x1x64xf16>, memref<1x8x1xf16>)
+  return
+}
+
+// -----
+
+func.func @combine_f16_parts(%op: memref<3x1x8x1x64xf16>, %lp: memref<3x1x8x1xf32>, %o: memref<1x8x1x64xf16>) {
+  // expected-error @+1 {{partial_out and partial_lse must be f32}}
+  flash.combine ins(%op, %lp : memref<3x1x8x1x64xf16>, memref<3x1x8x1xf32>) outs(%o : memref<1x8x1x64xf16>)
+  return
+}

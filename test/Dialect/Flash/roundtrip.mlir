@@ -115,3 +115,22 @@ func.func @config(%q: tensor<1x8x128x64xf16>, %k: tensor<1x8x128x64xf16>,
        -> tensor<1x8x128x64xf16>
   return %o2 : tensor<1x8x128x64xf16>
 }
+
+// -----
+
+// The split-KV pair: a partial attention (f32 O_part/LSE_part with a leading
+// split dimension) and the combine; splits = 0 (chosen at run time).
+// CHECK-LABEL: func.func @split_kv
+// CHECK: flash.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x8x1x64xf16>, memref<2x8x?x64xf16>, memref<2x8x?x64xf16>) kv_lens(%{{.*}} : memref<2xi32>) outs(%{{.*}}, %{{.*}} : memref<?x2x8x1x64xf32>, memref<?x2x8x1xf32>) {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>}
+// CHECK: flash.combine ins(%{{.*}}, %{{.*}} : memref<?x2x8x1x64xf32>, memref<?x2x8x1xf32>) outs(%{{.*}}, %{{.*}} : memref<2x8x1x64xf16>, memref<2x8x1xf32>)
+func.func @split_kv(%q: memref<2x8x1x64xf16>, %k: memref<2x8x?x64xf16>,
+                    %lens: memref<2xi32>, %op: memref<?x2x8x1x64xf32>,
+                    %lp: memref<?x2x8x1xf32>, %o: memref<2x8x1x64xf16>,
+                    %lse: memref<2x8x1xf32>) {
+  flash.attention ins(%q, %k, %k : memref<2x8x1x64xf16>, memref<2x8x?x64xf16>, memref<2x8x?x64xf16>)
+      kv_lens(%lens : memref<2xi32>) outs(%op, %lp : memref<?x2x8x1x64xf32>, memref<?x2x8x1xf32>)
+      {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>}
+  flash.combine ins(%op, %lp : memref<?x2x8x1x64xf32>, memref<?x2x8x1xf32>)
+      outs(%o, %lse : memref<2x8x1x64xf16>, memref<2x8x1xf32>)
+  return
+}
