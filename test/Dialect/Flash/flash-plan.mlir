@@ -14,11 +14,14 @@ func.func @d64(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x8x?x64xbf16>, %v: tensor<
 
 // -----
 
+// Head dim 128: 128 x 64, except causal, where 64 x 64 measured faster.
 // CHECK-LABEL: func.func @d128
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
+// CHECK: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
 func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tensor<1x8x?x128xbf16>) -> tensor<1x8x?x128xbf16> {
-  %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>) {causal} -> tensor<1x8x?x128xbf16>
-  return %o : tensor<1x8x?x128xbf16>
+  %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>) -> tensor<1x8x?x128xbf16>
+  %c = flash.attention ins(%q, %k, %o : tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>) {causal} -> tensor<1x8x?x128xbf16>
+  return %c : tensor<1x8x?x128xbf16>
 }
 
 // -----

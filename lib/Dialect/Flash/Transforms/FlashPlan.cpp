@@ -47,6 +47,14 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       // ptxas spills (H200, bench/results/2026-11-29-h200-tune.txt).
       int64_t blockM = 128, blockN = 64;
       int64_t warps = d <= 128 ? 4 : 8;
+      // Causal hdim 128: 64 x 64 (one m-tile per warp, 240 registers, no
+      // spills, 2 programs per SM) ran 0.95-1.03x FA2 where 128 x 64 (255
+      // registers, spills) ran 0.89-0.93x (bench/results/...-tune.txt);
+      // without the mask's extra work 128 x 64 stays ahead.
+      if (op.getCausal() && d > 64 && d <= 128) {
+        blockM = 64;
+        warps = 4;
+      }
       if (d > 192 && smemBytes(blockM, blockN, s.headDim, s.headDimV, stages,
                                elementBytes) > smemPerBlockKB * 1024) {
         // hdim 256 on a smaller-smem part: 64 x 64 with 4 warps.
