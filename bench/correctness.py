@@ -281,21 +281,7 @@ def run_case(kernel, abi, case, device="cuda", ref_device=None, guard=GUARD,
     out, lse = call()
     res["ms_first"] = (time.time() - t0) * 1e3
 
-    nan_o = int(torch.isnan(out).sum())
-    if nan_o:
-        why.append(f"{nan_o} NaN/unwritten O elements")
-    if lse is not None:
-        nan_l = int(torch.isnan(lse).sum())
-        if nan_l:
-            why.append(f"{nan_l} NaN/unwritten LSE elements")
-
-    if repeat and not why:
-        out2, lse2 = call()
-        if not torch.equal(out, out2):
-            why.append("second run differs (O): nondeterminism or a race")
-        if lse is not None and not torch.equal(lse, lse2):
-            why.append("second run differs (LSE): nondeterminism or a race")
-        del out2, lse2
+    nan_o = check_written_and_repeatable(out, lse, call, repeat, why)
 
     if ref_device != device:
         qr, kr, vr = (t.to(ref_device) for t in (q, k, v))
@@ -411,6 +397,28 @@ def run_all(cases, loader, device="cuda", ref_device=None, guard=GUARD, floor=AT
         elif verbose:
             log(f"ok   #{c.idx} {c.name} err={fmt(r.get('err'))} tol={fmt(r.get('tol'))}")
     return results
+
+
+def check_written_and_repeatable(out, lse, call, repeat, why):
+    """Appends to `why` if O or LSE still hold poison (NaN), or if a second
+    `call()` does not reproduce them bit for bit. Returns the number of
+    NaNs in O."""
+    import torch
+    nan_o = int(torch.isnan(out).sum())
+    if nan_o:
+        why.append(f"{nan_o} NaN/unwritten O elements")
+    if lse is not None:
+        nan_l = int(torch.isnan(lse).sum())
+        if nan_l:
+            why.append(f"{nan_l} NaN/unwritten LSE elements")
+    if repeat and not why:
+        out2, lse2 = call()
+        if not torch.equal(out, out2):
+            why.append("second run differs (O): nondeterminism or a race")
+        if lse is not None and not torch.equal(lse, lse2):
+            why.append("second run differs (LSE): nondeterminism or a race")
+        del out2, lse2
+    return nan_o
 
 
 def summarize(results, log=print, label="correctness", width=40):

@@ -338,20 +338,7 @@ def run_case(kernel, sem, case, device="cuda", guard=GUARD, floor=C.ATOL_FLOOR, 
         return out, lse
 
     out, lse = call()
-    nan_o = int(torch.isnan(out).sum())
-    if nan_o:
-        why.append(f"{nan_o} NaN/unwritten O elements")
-    if lse is not None:
-        nan_l = int(torch.isnan(lse).sum())
-        if nan_l:
-            why.append(f"{nan_l} NaN/unwritten LSE elements")
-    if repeat and not why:
-        out2, lse2 = call()
-        if not torch.equal(out, out2):
-            why.append("second run differs (O): nondeterminism or a race")
-        if lse is not None and not torch.equal(lse, lse2):
-            why.append("second run differs (LSE): nondeterminism or a race")
-        del out2, lse2
+    nan_o = C.check_written_and_repeatable(out, lse, call, repeat, why)
 
     lens = inp["kv_lens"]
     ref_o, ref_l = reference(q, inp["k_ref"], inp["v_ref"], lens, sem)

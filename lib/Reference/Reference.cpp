@@ -198,19 +198,25 @@ Strides4 flash::ref::bshdStrides(const Shape4 &shape) {
   return {shape[1] * shape[2] * shape[3], shape[3], shape[1] * shape[3], 1};
 }
 
-double flash::ref::maxAbsDiff(View4 a, View4 b, const Shape4 &shape) {
-  double worst = 0.0;
+flash::ref::Diff flash::ref::compare(View4 got, View4 want,
+                                     const Shape4 &shape) {
+  Diff diff;
   for (int64_t i0 = 0; i0 < shape[0]; ++i0)
     for (int64_t i1 = 0; i1 < shape[1]; ++i1)
       for (int64_t i2 = 0; i2 < shape[2]; ++i2)
         for (int64_t i3 = 0; i3 < shape[3]; ++i3) {
-          double x = a.at(i0, i1, i2, i3), y = b.at(i0, i1, i2, i3);
-          if (std::isnan(x) || std::isnan(y))
-            return std::numeric_limits<double>::infinity();
-          if (x != y) // Also keeps equal infinities from producing NaN.
-            worst = std::max(worst, std::abs(x - y));
+          float g = got.at(i0, i1, i2, i3), w = want.at(i0, i1, i2, i3);
+          double err = g == w ? 0.0 : std::fabs(double(g) - double(w));
+          diff.nans += std::isnan(g);
+          if (std::isnan(err))
+            err = std::numeric_limits<double>::infinity();
+          diff.maxErr = std::max(diff.maxErr, err);
         }
-  return worst;
+  return diff;
+}
+
+double flash::ref::maxAbsDiff(View4 a, View4 b, const Shape4 &shape) {
+  return compare(a, b, shape).maxErr;
 }
 
 std::vector<int32_t> flash::ref::drawKvLens(std::mt19937 &rng, int64_t batch,

@@ -433,28 +433,8 @@ double referenceSlice(const Kernel &k, const Case &c, const KvCache &cache,
   return maxErr;
 }
 
-struct Diff {
-  double maxErr = 0.0;
-  int64_t nans = 0;
-};
-
-/// Max abs error over a logical shape; NaN in `got` is counted and makes
-/// the error infinite; equal infinities (LSE of an empty row) are exact.
-Diff compare(ref::View4 got, ref::View4 want, const ref::Shape4 &shape) {
-  Diff diff;
-  for (int64_t b = 0; b < shape[0]; ++b)
-    for (int64_t h = 0; h < shape[1]; ++h)
-      for (int64_t s = 0; s < shape[2]; ++s)
-        for (int64_t x = 0; x < shape[3]; ++x) {
-          float g = got.at(b, h, s, x), w = want.at(b, h, s, x);
-          double err = g == w ? 0.0 : std::fabs(double(g) - double(w));
-          diff.nans += std::isnan(g);
-          if (std::isnan(err))
-            err = std::numeric_limits<double>::infinity();
-          diff.maxErr = std::max(diff.maxErr, err);
-        }
-  return diff;
-}
+using ref::compare;
+using ref::Diff;
 
 /// Device memory freed on scope exit.
 struct DeviceBuffer {

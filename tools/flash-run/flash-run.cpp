@@ -429,28 +429,8 @@ llvm::Error checkArg(ArgRole role, MemRefType type, ArrayRef<int64_t> sizes,
            : Twine("; ") + kArgNames[role] + " is passed contiguous"));
 }
 
-/// Max abs error of `got` against `want` over `shape`; NaNs in `got` (e.g.
-/// the poison of unwritten elements) are counted and make the error inf.
-struct Diff {
-  double maxErr = 0.0;
-  int64_t nans = 0;
-};
-Diff compare(ref::View4 got, ref::View4 want, const ref::Shape4 &shape) {
-  Diff d;
-  for (int64_t b = 0; b < shape[0]; ++b)
-    for (int64_t h = 0; h < shape[1]; ++h)
-      for (int64_t s = 0; s < shape[2]; ++s)
-        for (int64_t x = 0; x < shape[3]; ++x) {
-          float g = got.at(b, h, s, x), w = want.at(b, h, s, x);
-          // Equal infinities (LSE of a row that sees no key) are no error.
-          double err = g == w ? 0.0 : std::fabs(double(g) - double(w));
-          d.nans += std::isnan(g);
-          if (std::isnan(err))
-            err = std::numeric_limits<double>::infinity();
-          d.maxErr = std::max(d.maxErr, err);
-        }
-  return d;
-}
+using ref::compare;
+using ref::Diff;
 
 /// The function under test and what it computes.
 struct Kernel {

@@ -116,8 +116,17 @@ Strides4 contiguousStrides(const Shape4 &shape);
 /// row-major [B, S, H, D]; `shape` is the logical [B, H, S, D].
 Strides4 bshdStrides(const Shape4 &shape);
 
-/// Maximum |a - b| over all elements of two views of logical shape `shape`.
-/// Equal infinities compare as 0; a NaN on either side gives +infinity.
+/// How `got` differs from `want` over logical shape `shape`: the maximum
+/// |got - want| (equal infinities, e.g. the LSE of a row that sees no key,
+/// compare as 0; a NaN on either side gives +infinity) and the number of
+/// NaNs in `got` (the poison of unwritten elements).
+struct Diff {
+  double maxErr = 0.0;
+  int64_t nans = 0;
+};
+Diff compare(View4 got, View4 want, const Shape4 &shape);
+
+/// compare(a, b, shape).maxErr.
 double maxAbsDiff(View4 a, View4 b, const Shape4 &shape);
 
 /// KV-cache lengths for a test case: a full, an empty and a one-key cache

@@ -100,40 +100,40 @@ Value FlashSplitKVPass::emitHeuristic(OpBuilder &b, Location loc, Value work,
         arith::DivFOp::create(b, loc, waves, math::CeilOp::create(b, loc, waves));
     return arith::SelectOp::create(b, loc, eligible, eff, cf(0.0f));
   };
+  // scf.for s = 1 .. max_splits carrying one value; `step` gets s, its
+  // efficiency and the carried value, and returns the next one.
   Value upper = arith::AddIOp::create(b, loc, maxSplits, ci(1));
-  auto best = scf::ForOp::create(
-      b, loc, ci(1), upper, ci(1), ValueRange{cf(0.0f)},
-      [&](OpBuilder &nb, Location nloc, Value s, ValueRange args) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
-        Value e = efficiency(s);
-        scf::YieldOp::create(b, loc,
-                             ValueRange{arith::MaximumFOp::create(b, loc, e,
-                                                                  args[0])});
-      });
-  Value threshold = arith::MulFOp::create(b, loc, best.getResult(0),
-                                          cf(float(minEfficiency)));
-  // The smallest eligible s reaching 85 % of the best: scan from the top,
-  // keeping the last hit (0 = none yet, then 1).
-  auto pick = scf::ForOp::create(
-      b, loc, ci(1), upper, ci(1), ValueRange{ci(0)},
-      [&](OpBuilder &nb, Location nloc, Value s, ValueRange args) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
-        Value e = efficiency(s);
-        Value good = arith::AndIOp::create(
-            b, loc,
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, e,
-                                  threshold),
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, e,
-                                  cf(0.0f)));
-        Value first = arith::AndIOp::create(
-            b, loc, good, cmpi(arith::CmpIPredicate::eq, args[0], ci(0)));
-        scf::YieldOp::create(
-            b, loc, ValueRange{arith::SelectOp::create(b, loc, first, s,
-                                                       args[0])});
-      });
-  Value chosen = arith::MaxSIOp::create(b, loc, pick.getResult(0), ci(1));
+  auto overSplits = [&](Value init,
+                        function_ref<Value(Value, Value, Value)> step) {
+    return scf::ForOp::create(
+               b, loc, ci(1), upper, ci(1), ValueRange{init},
+               [&](OpBuilder &nb, Location, Value s, ValueRange args) {
+                 OpBuilder::InsertionGuard guard(b);
+                 b.setInsertionPoint(nb.getInsertionBlock(),
+                                     nb.getInsertionPoint());
+                 scf::YieldOp::create(
+                     b, loc, ValueRange{step(s, efficiency(s), args[0])});
+               })
+        .getResult(0);
+  };
+  Value best = overSplits(cf(0.0f), [&](Value, Value e, Value acc) -> Value {
+    return arith::MaximumFOp::create(b, loc, e, acc);
+  });
+  Value threshold =
+      arith::MulFOp::create(b, loc, best, cf(float(minEfficiency)));
+  // The smallest eligible s reaching the threshold: the first hit is kept
+  // (0 = none yet).
+  Value picked = overSplits(ci(0), [&](Value s, Value e, Value acc) -> Value {
+    Value good = arith::AndIOp::create(
+        b, loc,
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, e, threshold),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, e,
+                              cf(0.0f)));
+    Value first = arith::AndIOp::create(
+        b, loc, good, cmpi(arith::CmpIPredicate::eq, acc, ci(0)));
+    return arith::SelectOp::create(b, loc, first, s, acc);
+  });
+  Value chosen = arith::MaxSIOp::create(b, loc, picked, ci(1));
   if (!fullWaveShortcut)
     return chosen;
   // FA2: enough programs already (>= 80 % of a wave): no split.
@@ -161,7 +161,6 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
   auto dim = [&](Value v, int64_t i) -> Value {
     return memref::DimOp::create(b, loc, v, i);
   };
-  AttentionShape shape = op.getShape();
 
   Value numSplits;
   if (fixed > 0) {
@@ -228,7 +227,6 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
     OpBuilder eb = ifOp.getElseBodyBuilder();
     emitSplit(eb);
   }
-  (void)shape;
   op.erase();
   ++numSplit;
   return success();
