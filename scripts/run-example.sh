@@ -22,12 +22,17 @@ if [ -z "$device" ]; then
   fi
 fi
 if [ "$device" = gpu ]; then
-  echo "== flash-plan: the configuration chosen for the example"
-  "$build/bin/flash-opt" "$root/examples/attention-bf16.mlir" --flash-plan | grep -o '#flash.config<[^>]*>'
+  # The GPU's own arch: sm_90a (warpgroup MMA) on H100/H200, else sm_XY.
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d ' .')
+  chip=sm_${cc:-90}
+  wgmma=false
+  if [ "$chip" = sm_90 ]; then chip=sm_90a; wgmma=true; fi
+  echo "== flash-plan: the configuration chosen for the example ($chip)"
+  "$build/bin/flash-opt" "$root/examples/attention-bf16.mlir" --flash-plan="wgmma=$wgmma" | grep -o '#flash.config<[^>]*>'
   mkdir -p "$build/examples"
   echo "== flash-compile: flash-lower-to-gpu -> cubin + host launch code"
   "$root/scripts/flash-compile.sh" "$root/examples/attention-bf16.mlir" \
-    "$build/examples/attention-bf16.so"
+    "$build/examples/attention-bf16.so" --chip="$chip"
   echo "== flash-run-gpu: random bf16 inputs vs the reference, on the GPU"
   exec "$build/bin/flash-run-gpu" --artifact="$build/examples/attention-bf16.so" \
     --func=attention --shapes="$shapes" --layout=bshd --repeat=20

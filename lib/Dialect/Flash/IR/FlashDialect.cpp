@@ -31,10 +31,57 @@ void FlashDialect::initialize() {
       >();
 }
 
+Attribute ConfigAttr::parse(AsmParser &parser, Type) {
+  int64_t values[4];
+  const char *keys[4] = {"block_m", "block_n", "warps", "stages"};
+  if (parser.parseLess())
+    return {};
+  for (int i = 0; i < 4; ++i)
+    if ((i && parser.parseComma()) || parser.parseKeyword(keys[i]) ||
+        parser.parseEqual() || parser.parseInteger(values[i]))
+      return {};
+  int64_t splits = 1;
+  bool wgmma = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (key == "splits") {
+      if (parser.parseInteger(splits))
+        return {};
+    } else if (key == "wgmma") {
+      if (succeeded(parser.parseOptionalKeyword("true")))
+        wgmma = true;
+      else if (parser.parseKeyword("false"))
+        return {};
+    } else {
+      parser.emitError(parser.getCurrentLocation(),
+                       "expected 'splits' or 'wgmma', got '")
+          << key << "'";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), values[0], values[1], values[2],
+                    values[3], splits, wgmma);
+}
+
+void ConfigAttr::print(AsmPrinter &printer) const {
+  printer << "<block_m = " << getBlockM() << ", block_n = " << getBlockN()
+          << ", warps = " << getNumWarps() << ", stages = " << getNumStages();
+  if (getNumSplits() != 1)
+    printer << ", splits = " << getNumSplits();
+  if (getWgmma())
+    printer << ", wgmma = true";
+  printer << ">";
+}
+
 LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN,
                                  int64_t numWarps, int64_t numStages,
-                                 int64_t numSplits) {
+                                 int64_t numSplits, bool wgmma) {
   if (blockM <= 0 || blockN <= 0)
     return emitError() << "block_m and block_n must be positive, got " << blockM
                        << " and " << blockN;
@@ -45,5 +92,9 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (numSplits < 0)
     return emitError() << "splits must be >= 0 (0 = chosen at run time), got "
                        << numSplits;
+  if (wgmma && (numWarps % 4 != 0 || blockM != 16 * numWarps))
+    return emitError() << "wgmma needs whole warpgroups with 16 rows per warp "
+                          "(warps a multiple of 4, block_m = 16 * warps), got "
+                       << numWarps << " warps and block_m = " << blockM;
   return success();
 }

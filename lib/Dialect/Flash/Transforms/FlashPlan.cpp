@@ -66,8 +66,29 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       // = one warp's m16 tile; FA2's split kernel uses 64), and the split
       // count is left to run time (splits = 0, flash-split-kv). The tensor
       // form is not split.
+      // sm_90a: warpgroup MMA, one 16-row m-tile per warp. The tile sweeps
+      // (bench/results/2026-11-29-h200-wgmma-sweep*.txt) picked these.
+      bool useWgmma = false;
+      if (wgmma && s.headDim == s.headDimV &&
+          llvm::is_contained({64, 128, 256}, d)) {
+        useWgmma = true;
+        if (d == 64) {
+          blockM = 64, blockN = 64, warps = 4;
+        } else if (d == 128) {
+          if (op.getCausal())
+            blockM = 64, blockN = 96, warps = 4;
+          else
+            blockM = 192, blockN = 96, warps = 12;
+        } else {
+          blockM = 128, blockN = 64, warps = 8;
+        }
+        if (smemBytes(blockM, blockN, s.headDim, s.headDimV, stages,
+                      elementBytes) + 1024 > smemPerBlockKB * 1024)
+          useWgmma = false, blockM = 64, blockN = 64, warps = 4;
+      }
       int64_t splits = 1;
       if (!ShapedType::isDynamic(s.seqQ) && s.seqQ <= 64 && d <= 128) {
+        useWgmma = false;
         blockM = s.seqQ <= 16 ? 16 : 64;
         warps = blockM / 16;
         blockN = 64;
@@ -75,7 +96,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           splits = 0;
       }
       op.setConfigAttr(ConfigAttr::get(op.getContext(), blockM, blockN, warps,
-                                       stages, splits));
+                                       stages, splits, useWgmma));
       ++numPlanned;
     });
   }

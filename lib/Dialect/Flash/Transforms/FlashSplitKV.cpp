@@ -223,7 +223,8 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
     auto whole = cast<AttentionOp>(tb.clone(*op));
     whole.setConfigAttr(ConfigAttr::get(
         op.getContext(), config.getBlockM(), config.getBlockN(),
-        config.getNumWarps(), config.getNumStages(), /*numSplits=*/1));
+        config.getNumWarps(), config.getNumStages(), /*numSplits=*/1,
+        config.getWgmma()));
     OpBuilder eb = ifOp.getElseBodyBuilder();
     emitSplit(eb);
   }

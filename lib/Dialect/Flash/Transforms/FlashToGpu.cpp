@@ -172,7 +172,8 @@ public:
                 int64_t headDim)
       : b(b), loc(loc), t(t), func(func), elt(eltType), d(headDim),
         bm(config.getBlockM()), bn(config.getBlockN()),
-        warps(config.getNumWarps()), stages(config.getNumStages()) {
+        warps(config.getNumWarps()), stages(config.getNumStages()),
+        wg(config.getWgmma()) {
     threads = 32 * warps;
     mTiles = bm / (16 * warps);
     f32 = b.getF32Type();
@@ -188,7 +189,11 @@ public:
   /// loop the thread id, memref accesses global loads and stores.
   LogicalResult emitCombine(SmallVectorImpl<Value> &hostArgs);
 
-  int64_t smemBytes() const { return (bm * d + 2 * stages * bn * d) * 2; }
+  /// wgmma reads shared memory through 1024-byte swizzle atoms: the base
+  /// is aligned up at run time, hence the extra 1 KiB.
+  int64_t smemBytes() const {
+    return (bm * d + 2 * stages * bn * d) * 2 + (wg ? 1024 : 0);
+  }
 
 private:
   // --- Values from flash-tile's IR ---------------------------------------
@@ -285,8 +290,23 @@ private:
   /// Byte offset of the 16-byte chunk `chunk` of row `row` in a [rows][d]
   /// tile: chunks are XOR-swizzled by the row so that the 8 rows one
   /// ldmatrix 8x8 reads (and the 8 chunks cp.async writes) hit 8 distinct
-  /// bank groups.
-  Value swizzled(Value row, Value chunk);
+  /// bank groups. With wgmma, the tile is wgmma's 128-byte-swizzle
+  /// canonical layout instead: 64-element panels of [rows][128 B].
+  Value swizzled(Value row, Value chunk, int64_t rows);
+  /// wgmma shared-memory matrix descriptor of the tile at `byteOffset`
+  /// (128-byte swizzle; LBO and SBO in bytes).
+  Value descriptor(Value byteOffset, int64_t lbo, int64_t sbo);
+  /// `desc` moved by `bytes` (the start address field, in 16-byte units).
+  Value descPlus(Value desc, int64_t bytes) {
+    if (bytes == 0)
+      return desc;
+    return add64(desc, bytes >> 4);
+  }
+  Value add64(Value x, int64_t v) {
+    return arith::AddIOp::create(
+        b, loc, x,
+        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
+  }
 
   // --- FA2 pieces -----------------------------------------------------------
   void emitTileCopy(KernelTensor &src, Value rowStart, Value rowLimit,
@@ -294,6 +314,9 @@ private:
                     bool predicated, bool gather = false);
   void emitKVCopy(Value kvStart, Value stage);
   SmallVector<Value> emitScores(Value stage);
+  SmallVector<Value> emitScoresWgmma(Value stage);
+  void emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
+                   Value stage);
   void emitSoftcap(SmallVectorImpl<Value> &s, TileUpdateOp update);
   void emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
                 TileUpdateOp update);
@@ -329,6 +352,8 @@ private:
   Type elt, f32, i32;
   MLIRContext *ctx;
   int64_t d, bm, bn, warps, stages, threads, mTiles;
+  /// Warpgroup MMA (sm_90a): one m-tile per warp, 4 warps per 64 rows.
+  bool wg;
 
   SmallVector<Value> captured;
   DenseMap<Value, Value> captureArgs;
@@ -486,7 +511,18 @@ KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim) {
   return kt;
 }
 
-Value KernelEmitter::swizzled(Value row, Value chunk) {
+Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
+  if (wg) {
+    // Chunk c of a row lands at (c % 8) ^ (row % 8) in its 128-byte panel
+    // row: the address bits [4,7) ^ [7,10) that wgmma's 128-byte swizzle
+    // reads (the base is 1024-byte aligned).
+    Value panel = arith::DivUIOp::create(b, loc, chunk, c(8));
+    Value within = arith::RemUIOp::create(b, loc, chunk, c(8));
+    Value phys = arith::XOrIOp::create(
+        b, loc, within, arith::AndIOp::create(b, loc, row, c(7)));
+    return add(add(mul(panel, c(rows * 128)), mul(row, c(128))),
+               mul(phys, c(16)));
+  }
   Value x = d >= 64 ? arith::AndIOp::create(b, loc, row, c(7)).getResult()
                     : arith::AndIOp::create(
                           b, loc, arith::ShRUIOp::create(b, loc, row, c(1)),
@@ -520,7 +556,7 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
   Value step = mul(src.strideS, c(rowsPerPass * src.eltBytes));
   for (int64_t i = 0; i * threads < total; ++i) {
     Value r = add(r0, c(i * rowsPerPass));
-    Value sptr = smemPtr(add(smemOffset, swizzled(r, ch)));
+    Value sptr = smemPtr(add(smemOffset, swizzled(r, ch, rows)));
     Value from = gptr, bytes;
     if (gather) {
       // Paged: key j sits in slot j % P of page table[b, j / P]; rows past
@@ -656,13 +692,14 @@ SmallVector<Value> KernelEmitter::emitScores(Value stage) {
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t mt = 0; mt < mTiles; ++mt)
       aFrags.push_back(ldmatrix(
-          swizzled(add(warpRow(mt), lo16), add(c(2 * ks), hi16)), false));
+          swizzled(add(warpRow(mt), lo16), add(c(2 * ks), hi16), bm),
+          false));
     for (int64_t p = 0; p < nTiles / 2; ++p) {
       // B = K rows n (non-transposed ldmatrix gives the "col" fragment):
       // matrices (n-tile 2p, k lo), (2p, k hi), (2p+1, k lo), (2p+1, k hi).
       Value row = add(c(16 * p), add(lo8, mul(hi16, c(8))));
       SmallVector<Value> kf =
-          ldmatrix(add(kBase, swizzled(row, add(c(2 * ks), mid))), false);
+          ldmatrix(add(kBase, swizzled(row, add(c(2 * ks), mid), bn)), false);
       mmaTilePair(aFrags, kf, s, 2 * p, nTiles);
     }
   }
@@ -795,10 +832,123 @@ void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
       // B fragment, (d-tile 2q2: k lo, k hi), (2q2+1: k lo, k hi).
       Value row = add(c(16 * kp), add(lo8, mul(mid, c(8))));
       SmallVector<Value> vf =
-          ldmatrix(add(vBase, swizzled(row, add(c(2 * q2), hi16))), true);
+          ldmatrix(add(vBase, swizzled(row, add(c(2 * q2), hi16), bn)), true);
       mmaTilePair(aFrags, vf, acc, 2 * q2, dTiles);
     }
   }
+}
+
+Value KernelEmitter::descriptor(Value byteOffset, int64_t lbo, int64_t sbo) {
+  Type i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  Value addr = LLVM::PtrToIntOp::create(b, loc, i64, smemPtr(byteOffset));
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3fff));
+  // Bits 16-29 LBO >> 4, 32-45 SBO >> 4, 62-63 layout 1 = 128-byte swizzle.
+  int64_t fields = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, c64(fields));
+}
+
+/// S = Q K^T for the warpgroup's 64 rows: one wgmma.mma_async m64 n(BN) k16
+/// per 16 head-dim columns, both operands K-major in shared memory (Q and K
+/// rows with the head dim contiguous). The accumulator registers are the
+/// mma.sync m16n8 C fragments of the warp's 16 rows, n-tile by n-tile, so
+/// the mask and the online softmax are the mma.sync path's.
+SmallVector<Value> KernelEmitter::emitScoresWgmma(Value stage) {
+  Value group = arith::DivUIOp::create(b, loc, warp, c(4));
+  // Within a panel, 8-row atoms are 1024 bytes apart (SBO); a k16 step is
+  // 32 bytes into the panel row, and every 4 steps the next panel.
+  Value qDesc = descriptor(mul(group, c(64 * 128)), 16, 1024);
+  Value kDesc = descriptor(add(c(bm * d * 2), mul(stage, c(bn * d * 2))), 16,
+                           1024);
+  SmallVector<Type> fields(bn / 2, f32);
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value acc = LLVM::PoisonOp::create(b, loc, accType);
+  auto type = elt.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t ks = 0; ks < d / 16; ++ks) {
+    int64_t inPanel = (ks % 4) * 32, panel = ks / 4;
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, accType, acc, descPlus(qDesc, panel * bm * 128 + inPanel),
+        descPlus(kDesc, panel * bn * 128 + inPanel),
+        NVVM::MMAShapeAttr::get(ctx, 64, bn, 16), type, type,
+        NVVM::WGMMATypes::f32,
+        ks == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+        NVVM::MMALayout::row, NVVM::MMALayout::col,
+        /*satfinite=*/NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> s;
+  for (int64_t i = 0; i < bn / 2; ++i)
+    s.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  return s;
+}
+
+/// acc += P V for the warpgroup: P stays in registers as the A operand
+/// (its packed S fragments are wgmma's m64k16 A layout, as for mma.sync),
+/// V is the B operand read MN-major (head dim contiguous, "transposed") from
+/// shared memory. MLIR 22's nvvm.wgmma.mma_async takes A only from shared
+/// memory, so this one instruction is inline PTX.
+void KernelEmitter::emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
+                                Value stage) {
+  int64_t nTiles = bn / 8;
+  // MN-major: LBO = the stride between 64-column panels of V, SBO = the
+  // stride between 8-key atoms; a k16 step is two atoms.
+  Value vDesc = descriptor(
+      add(c(bm * d * 2 + stages * bn * d * 2), mul(stage, c(bn * d * 2))),
+      bn * 128, 1024);
+  int64_t n = d / 2;
+  std::string text, constraints;
+  {
+    llvm::raw_string_ostream os(text), cs(constraints);
+    os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync."
+          "aligned.m64n"
+       << d << "k16.f32." << (elt.isBF16() ? "bf16.bf16" : "f16.f16") << " {";
+    for (int64_t i = 0; i < n; ++i) {
+      os << (i ? ", $" : "$") << i;
+      cs << "=f,";
+    }
+    os << "}, {$" << n << ", $" << n + 1 << ", $" << n + 2 << ", $" << n + 3
+       << "}, $" << n + 4 << ", p, 1, 1, 1;\n}";
+    cs << "r,r,r,r,l";
+    for (int64_t i = 0; i < n; ++i)
+      cs << "," << i;
+  }
+  SmallVector<Type> fields(n, f32);
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  // Every A register is written before the fence (ptxas otherwise injects
+  // one before each wgmma that reads a register written after it).
+  auto at = [&](int64_t nt, int64_t r) { return p[frag(0, nt, r, nTiles)]; };
+  SmallVector<SmallVector<Value>> aFrags;
+  for (int64_t kp = 0; kp < bn / 16; ++kp)
+    aFrags.push_back({packPair(at(2 * kp, 0), at(2 * kp, 1)),
+                      packPair(at(2 * kp, 2), at(2 * kp, 3)),
+                      packPair(at(2 * kp + 1, 0), at(2 * kp + 1, 1)),
+                      packPair(at(2 * kp + 1, 2), at(2 * kp + 1, 3))});
+  SmallVector<Value> descs;
+  for (int64_t kp = 0; kp < bn / 16; ++kp)
+    descs.push_back(descPlus(vDesc, kp * 2 * 1024));
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kp = 0; kp < bn / 16; ++kp) {
+    SmallVector<Value> operands(aFrags[kp]);
+    operands.push_back(descs[kp]);
+    operands.append(acc.begin(), acc.end());
+    Value res =
+        LLVM::InlineAsmOp::create(
+            b, loc, accType, operands, b.getStringAttr(text),
+            b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
+            UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
+            ArrayAttr())
+            .getResult(0);
+    for (int64_t i = 0; i < n; ++i)
+      acc[i] = LLVM::ExtractValueOp::create(b, loc, res, i);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 }
 
 /// O = acc / l (0 for a row that saw no key), LSE = m * c + log l (-inf).
@@ -848,7 +998,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
       for (int64_t dt = 0; dt < dTiles && !t.partial; ++dt) {
         Value packed = packPair(fmul(acc[frag(mt, dt, 2 * h, dTiles)], inv),
                                 fmul(acc[frag(mt, dt, 2 * h + 1, dTiles)], inv));
-        Value off = add(swizzled(localRow, c(dt)), mul(tq, c(4)));
+        Value off = add(swizzled(localRow, c(dt), bm), mul(tq, c(4)));
         LLVM::StoreOp::create(b, loc, packed, smemPtr(off), /*alignment=*/4);
       }
       if (t.lseView) {
@@ -886,7 +1036,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value chunk = LLVM::LoadOp::create(b, loc, v4i32,
-                                       smemPtr(swizzled(r, ch)), 16);
+                                       smemPtr(swizzled(r, ch, bm)), 16);
     Value elem = add(oPlane, add(mul(row, o.strideS), mul(ch, c(8))));
     LLVM::StoreOp::create(b, loc, chunk, globalPtr(o.ptr, mul(elem, c(2))),
                           16);
@@ -921,6 +1071,14 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
   smemPtrType = LLVM::LLVMPointerType::get(ctx, 3);
   smemBase = LLVM::AddressOfOp::create(b, loc, smemPtrType, "flash_smem");
+  if (wg) {
+    // Align the base up to 1024 bytes (smemBytes() reserved the slack):
+    // wgmma's swizzle is a function of the address, ours of the offset.
+    Value addr = LLVM::PtrToIntOp::create(b, loc, i32, smemBase);
+    Value pad = arith::AndIOp::create(b, loc, sub(ci32(0), addr), ci32(1023));
+    smemBase = LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(),
+                                   smemBase, ValueRange{pad});
+  }
   (void)gpuModule;
 
   q = liftTensor(t.qView.getSource());
@@ -1042,6 +1200,12 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     // stage read last iteration, which the block `stages - 1` ahead now
     // overwrites.
     NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+    // wgmma reads shared memory through the async proxy: each thread's
+    // cp.async writes are fenced into it before the barrier publishes them.
+    if (wg)
+      NVVM::FenceProxyOp::create(
+          b, loc, NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     gpu::BarrierOp::create(b, loc);
     Value nextStart = sub(col0, c((stages - 1) * bn));
     Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
@@ -1067,12 +1231,15 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     SmallVector<Value> mV(args.begin() + nAcc, args.begin() + nAcc + nRows);
     SmallVector<Value> lV(args.begin() + nAcc + nRows,
                           args.begin() + nAcc + 2 * nRows);
-    SmallVector<Value> s = emitScores(stage);
+    SmallVector<Value> s = wg ? emitScoresWgmma(stage) : emitScores(stage);
     emitSoftcap(s, update);
     if (update.getMasked())
       emitMask(s, row0, col0, update);
     emitOnlineSoftmax(s, accV, mV, lV, update);
-    emitPV(s, accV, stage);
+    if (wg)
+      emitPVWgmma(s, accV, stage);
+    else
+      emitPV(s, accV, stage);
     SmallVector<Value> yield(accV);
     yield.append(mV);
     yield.append(lV);
@@ -1342,6 +1509,19 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
   if (bm % (16 * warps) != 0 || bm / (16 * warps) > 2)
     return anchor->emitOpError("flash-to-gpu: block_m = ")
            << bm << " needs 16 or 32 rows per warp (warps = " << warps << ")";
+  if (planned.getWgmma()) {
+    if (!StringRef(chip).ends_with("a") || !StringRef(chip).starts_with("sm_90"))
+      return anchor->emitOpError("flash-to-gpu: wgmma needs chip sm_90a, not ")
+             << chip;
+    if (headDim % 64 != 0)
+      return anchor->emitOpError("flash-to-gpu: wgmma needs a head dim that "
+                                 "is a multiple of 64 (128-byte panels), not ")
+             << headDim;
+    if (bn % 16 != 0 || bn > 256)
+      return anchor->emitOpError("flash-to-gpu: wgmma needs block_n a "
+                                 "multiple of 16 up to 256, not ")
+             << bn;
+  }
   if (bn % 16 != 0)
     return anchor->emitOpError("flash-to-gpu: block_n = ")
            << bn << " must be a multiple of 16";
@@ -1352,7 +1532,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
            << threads << " threads cannot split the " << bm << "/" << bn
            << " x " << headDim << " tiles into whole 16-byte copies";
   int64_t smem =
-      (bm * headDim + 2 * planned.getNumStages() * bn * headDim) * 2;
+      (bm * headDim + 2 * planned.getNumStages() * bn * headDim) * 2 +
+      (planned.getWgmma() ? 1024 : 0);
   if (smem > smemLimitKB * 1024)
     return anchor->emitOpError("flash-to-gpu: the tiles need ")
            << smem << " bytes of shared memory, over the target's "
@@ -1523,7 +1704,7 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module,
   OpBuilder kb(func.getContext());
   KernelEmitter emitter(kb, loc, t, func,
                         ConfigAttr::get(&getContext(), 16, 16, threads / 32,
-                                        2, 1),
+                                        2, 1, /*wgmma=*/false),
                         kb.getF32Type(), dv);
   SmallVector<Value> hostArgs;
   if (failed(emitter.emitCombine(hostArgs)))

@@ -61,11 +61,13 @@ void mlir::flash::buildFlashLowerToGPUPipeline(
     StringRef(chip).drop_front(3).take_while(llvm::isDigit).getAsInteger(10,
                                                                          sm);
   int smemKB = sm >= 90 ? 227 : sm >= 80 ? 163 : 99;
+  // sm_90a (arch-specific features) is what wgmma needs.
+  bool wgmma = chip == "sm_90a";
   // The flash stages, then the NVVM lowering of the kernels (order from the
   // cookbook: nvgpu before gpu-to-nvvm, vector-to-llvm after it), the
   // binary, and the host side (gpu.launch_func -> mgpu* runtime calls).
   std::string text = llvm::formatv(
-      "flash-fold-gqa,flash-plan{{sm={0} smem-kb={1}},"
+      "flash-fold-gqa,flash-plan{{sm={0} smem-kb={1} wgmma={5}},"
       "flash-split-kv{{smem-kb={1} min-efficiency={4}},flash-tile,"
       "flash-to-gpu{{chip={2} smem-kb={1}},canonicalize,cse,"
       "gpu.module(convert-scf-to-cf,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm{{index-bitwidth=32},"
@@ -77,7 +79,7 @@ void mlir::flash::buildFlashLowerToGPUPipeline(
       "convert-cf-to-llvm,convert-func-to-llvm,gpu-to-llvm,"
       "reconcile-unrealized-casts",
       sm, smemKB, chip, std::string(options.format),
-      double(options.splitMinEfficiency));
+      double(options.splitMinEfficiency), wgmma ? "true" : "false");
   if (failed(parsePassPipeline(text, pm, llvm::errs())))
     llvm::report_fatal_error("flash-lower-to-gpu: bad pipeline text");
 }

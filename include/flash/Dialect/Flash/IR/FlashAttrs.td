@@ -24,16 +24,19 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     | `warps`   | warps per program; each warp owns block_m / warps rows |
     | `stages`  | depth of the K/V shared-memory pipeline (2 = double buffer) |
     | `splits`  | KV splits (Flash-Decoding); 1 = no split (default), 0 = chosen at run time by flash-split-kv |
+    | `wgmma`   | sm_90a only: each warpgroup (4 warps) runs its 64 rows' two GEMMs as `wgmma.mma_async` (S from shared memory, P from registers) instead of `mma.sync`; needs block_m = 16 * warps |
 
     Example: `#flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>`
   }];
   let parameters = (ins "int64_t":$blockM, "int64_t":$blockN,
                         "int64_t":$numWarps, "int64_t":$numStages,
-                        DefaultValuedParameter<"int64_t", "1">:$numSplits);
-  let assemblyFormat = [{
-    `<` `block_m` `=` $blockM `,` `block_n` `=` $blockN `,` `warps` `=`
-    $numWarps `,` `stages` `=` $numStages (`,` `splits` `=` $numSplits^)? `>`
-  }];
+                        DefaultValuedParameter<"int64_t", "1">:$numSplits,
+                        DefaultValuedParameter<"bool", "false">:$wgmma);
+  // `<block_m = .., block_n = .., warps = .., stages = ..` then the
+  // optional `, splits = N` and `, wgmma = true` (custom: two optional
+  // groups that both start with `,` cannot be told apart by the generated
+  // parser).
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
 

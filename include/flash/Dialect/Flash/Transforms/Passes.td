@@ -34,6 +34,18 @@ def FlashPlan : Pass<"flash-plan"> {
     chooses the split count at run time.
 
     Targets without `cp.async` (sm < 80) get one stage.
+
+    With `wgmma` (the sm_90a pipelines set it), prefill configurations use
+    warpgroup MMA (`wgmma = true`, see `#flash.config`), from the H200 tile
+    sweeps in `bench/results/2026-11-29-h200-wgmma-sweep*.txt`:
+
+    | head dim | BlockM x BlockN | warps | measured vs FA2 (S = 512..16k) |
+    | --- | --- | --- | --- |
+    | 64 | 64 x 64 | 4 | 1.41-1.63x (causal 1.38-1.84x) |
+    | 128 | 192 x 96 (causal: 64 x 96) | 12 (4) | 1.13-1.54x (causal 1.39-1.61x) |
+    | 256 | 128 x 64 | 8 | 1.40-1.67x (causal 1.27-1.67x) |
+
+    Head dims 32 and 192 and decode stay on mma.sync.
   }];
   let options = [
     Option<"smVersion", "sm", "int64_t", /*default=*/"90",
@@ -44,6 +56,8 @@ def FlashPlan : Pass<"flash-plan"> {
     Option<"smemPerBlockKB", "smem-kb", "int64_t", /*default=*/"227",
            "Shared memory one program may use, in KiB (227 on sm90, 163 on "
            "sm80)">,
+    Option<"wgmma", "wgmma", "bool", /*default=*/"false",
+           "Plan warpgroup-MMA configurations (sm_90a targets)">,
   ];
   let statistics = [
     Statistic<"numPlanned", "num-planned", "Configurations chosen">,
