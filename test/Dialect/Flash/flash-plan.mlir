@@ -1,5 +1,6 @@
 // RUN: flash-opt %s -split-input-file --flash-plan | FileCheck %s
 // RUN: flash-opt %s -split-input-file --flash-plan="sm=80 smem-kb=163" | FileCheck %s --check-prefix=SM80
+// RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true" | FileCheck %s --check-prefix=WG
 
 // flash-plan records FA2's launch configuration per head dim, keeps a
 // hand-written one, and picks 64 x 64 for head dim 256 when the Q block plus
@@ -7,6 +8,9 @@
 
 // CHECK-LABEL: func.func @d64
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
+// sm_90a (wgmma): the tiles of the H200 sweeps (flash-plan's table).
+// WG-LABEL: func.func @d64
+// WG: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>
 func.func @d64(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x8x?x64xbf16>, %v: tensor<1x8x?x64xbf16>) -> tensor<1x8x?x64xbf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>) -> tensor<1x8x?x64xbf16>
   return %o : tensor<1x8x?x64xbf16>
@@ -18,6 +22,9 @@ func.func @d64(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x8x?x64xbf16>, %v: tensor<
 // CHECK-LABEL: func.func @d128
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
 // CHECK: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
+// WG-LABEL: func.func @d128
+// WG: config = #flash.config<block_m = 192, block_n = 96, warps = 12, stages = 2, wgmma = true>
+// WG: config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>
 func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tensor<1x8x?x128xbf16>) -> tensor<1x8x?x128xbf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>) -> tensor<1x8x?x128xbf16>
   %c = flash.attention ins(%q, %k, %o : tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>, tensor<1x8x?x128xbf16>) {causal} -> tensor<1x8x?x128xbf16>
@@ -28,6 +35,9 @@ func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tens
 
 // CHECK-LABEL: func.func @d192
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2>
+// Head dim 192 was not swept: mma.sync.
+// WG-LABEL: func.func @d192
+// WG: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2>
 func.func @d192(%q: tensor<1x8x?x192xf16>, %k: tensor<1x8x?x192xf16>, %v: tensor<1x8x?x192xf16>) -> tensor<1x8x?x192xf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x192xf16>, tensor<1x8x?x192xf16>, tensor<1x8x?x192xf16>) -> tensor<1x8x?x192xf16>
   return %o : tensor<1x8x?x192xf16>
@@ -39,6 +49,8 @@ func.func @d192(%q: tensor<1x8x?x192xf16>, %k: tensor<1x8x?x192xf16>, %v: tensor
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2>
 // SM80-LABEL: func.func @d256
 // SM80: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
+// WG-LABEL: func.func @d256
+// WG: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true>
 func.func @d256(%q: tensor<1x8x?x256xbf16>, %k: tensor<1x8x?x256xbf16>, %v: tensor<1x8x?x256xbf16>) -> tensor<1x8x?x256xbf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x256xbf16>, tensor<1x8x?x256xbf16>, tensor<1x8x?x256xbf16>) -> tensor<1x8x?x256xbf16>
   return %o : tensor<1x8x?x256xbf16>
@@ -53,4 +65,20 @@ func.func @kept(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x8x?x64xbf16>, %v: tensor
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>)
        {config = #flash.config<block_m = 64, block_n = 32, warps = 2, stages = 3>} -> tensor<1x8x?x64xbf16>
   return %o : tensor<1x8x?x64xbf16>
+}
+
+// -----
+
+// Decode (static Sq <= 64) keeps the mma.sync split-KV tiles under wgmma,
+// and head dim 32 (no 128-byte panel) stays on mma.sync.
+// WG-LABEL: func.func @decode
+// WG: config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>
+// WG: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
+func.func @decode(%q: memref<2x8x1x128xbf16>, %k: memref<2x8x?x128xbf16>, %v: memref<2x8x?x128xbf16>,
+                  %o: memref<2x8x1x128xbf16>, %q32: memref<2x8x?x32xbf16>, %o32: memref<2x8x?x32xbf16>) {
+  flash.attention ins(%q, %k, %v : memref<2x8x1x128xbf16>, memref<2x8x?x128xbf16>, memref<2x8x?x128xbf16>)
+      outs(%o : memref<2x8x1x128xbf16>)
+  flash.attention ins(%q32, %q32, %q32 : memref<2x8x?x32xbf16>, memref<2x8x?x32xbf16>, memref<2x8x?x32xbf16>)
+      outs(%o32 : memref<2x8x?x32xbf16>)
+  return
 }

@@ -81,3 +81,14 @@ func.func @inner_stride(%q: !T, %k: !T, %v: !T, %o: !T) {
       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
   return
 }
+
+// -----
+
+// wgmma is sm_90a's: the default chip (sm_90) refuses the configuration.
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @wgmma_chip(%q: !T, %k: !T, %v: !T, %o: !T) {
+  // expected-error @+1 {{flash-to-gpu: wgmma needs chip sm_90a, not sm_90}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>}
+  return
+}

@@ -379,6 +379,22 @@ func.func @case46(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: te
 
 // -----
 
+func.func @wgmma_warps(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{wgmma needs whole warpgroups with 16 rows per warp (warps a multiple of 4, block_m = 16 * warps), got 4 warps and block_m = 128}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2, wgmma = true>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @config_key(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{expected 'splits' or 'wgmma', got 'stage'}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, stage = 3>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
 func.func @syntax(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
   // expected-error @+1 {{expected 'ins'}}
   %o = flash.attention (%q, %k, %v) -> tensor<2x8x128x64xf16>

@@ -103,6 +103,8 @@ func.func @varlen(%q: tensor<1x8x?x64xf16>, %k: tensor<1x8x?x64xf16>,
 // CHECK-LABEL: func.func @config
 // CHECK: {config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>}
 // CHECK: {config = #flash.config<block_m = 64, block_n = 128, warps = 4, stages = 2, splits = 8>}
+// CHECK: {config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
+// CHECK: {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = 2, wgmma = true>}
 func.func @config(%q: tensor<1x8x128x64xf16>, %k: tensor<1x8x128x64xf16>,
                   %v: tensor<1x8x128x64xf16>) -> tensor<1x8x128x64xf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x128x64xf16>,
@@ -113,7 +115,16 @@ func.func @config(%q: tensor<1x8x128x64xf16>, %k: tensor<1x8x128x64xf16>,
                            tensor<1x8x128x64xf16>, tensor<1x8x128x64xf16>)
        {config = #flash.config<block_m = 64, block_n = 128, warps = 4, stages = 2, splits = 8>}
        -> tensor<1x8x128x64xf16>
-  return %o2 : tensor<1x8x128x64xf16>
+  %o3 = flash.attention ins(%q, %k, %o2 : tensor<1x8x128x64xf16>,
+                           tensor<1x8x128x64xf16>, tensor<1x8x128x64xf16>)
+       {config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
+       -> tensor<1x8x128x64xf16>
+  // The optional keys in either order; printed splits first.
+  %o4 = flash.attention ins(%q, %k, %o3 : tensor<1x8x128x64xf16>,
+                           tensor<1x8x128x64xf16>, tensor<1x8x128x64xf16>)
+       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true, splits = 2>}
+       -> tensor<1x8x128x64xf16>
+  return %o4 : tensor<1x8x128x64xf16>
 }
 
 // -----
