@@ -33,6 +33,20 @@ func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tens
 
 // -----
 
+// Head dim 96 takes head dim 128's mma.sync tiles, also under wgmma (no
+// 128-byte panels to split it into); 128 x 64 measured 0.90-0.96x FA2 and
+// 64 x 64 0.85-0.91x (bench/results/2026-11-29-h200-d96-tune.txt).
+// CHECK-LABEL: func.func @d96
+// CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
+// WG-LABEL: func.func @d96
+// WG: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
+func.func @d96(%q: tensor<1x8x?x96xbf16>, %k: tensor<1x8x?x96xbf16>, %v: tensor<1x8x?x96xbf16>) -> tensor<1x8x?x96xbf16> {
+  %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x96xbf16>, tensor<1x8x?x96xbf16>, tensor<1x8x?x96xbf16>) -> tensor<1x8x?x96xbf16>
+  return %o : tensor<1x8x?x96xbf16>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @d192
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2>
 // Head dim 192 was not swept: mma.sync.

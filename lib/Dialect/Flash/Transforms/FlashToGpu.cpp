@@ -176,6 +176,7 @@ public:
         wg(config.getWgmma()) {
     threads = 32 * warps;
     mTiles = bm / (16 * warps);
+    pitch = rowPitch(headDim);
     f32 = b.getF32Type();
     i32 = b.getI32Type();
     ctx = b.getContext();
@@ -192,7 +193,13 @@ public:
   /// wgmma reads shared memory through 1024-byte swizzle atoms: the base
   /// is aligned up at run time, hence the extra 1 KiB.
   int64_t smemBytes() const {
-    return (bm * d + 2 * stages * bn * d) * 2 + (wg ? 1024 : 0);
+    return (bm * pitch + 2 * stages * bn * pitch) * 2 + (wg ? 1024 : 0);
+  }
+  /// Elements per shared-memory row of a head dim: whole 128-byte rows
+  /// (8 chunks) above 32, so that the XOR swizzle stays inside the row
+  /// (head dim 96 is laid out as 128).
+  static int64_t rowPitch(int64_t headDim) {
+    return headDim <= 32 ? headDim : (headDim + 63) / 64 * 64;
   }
 
 private:
@@ -352,6 +359,8 @@ private:
   Type elt, f32, i32;
   MLIRContext *ctx;
   int64_t d, bm, bn, warps, stages, threads, mTiles;
+  /// Shared-memory row pitch in elements (rowPitch(d)).
+  int64_t pitch;
   /// Warpgroup MMA (sm_90a): one m-tile per warp, 4 warps per 64 rows.
   bool wg;
 
@@ -523,19 +532,21 @@ Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
     return add(add(mul(panel, c(rows * 128)), mul(row, c(128))),
                mul(phys, c(16)));
   }
-  Value x = d >= 64 ? arith::AndIOp::create(b, loc, row, c(7)).getResult()
+  Value x = pitch >= 64 ? arith::AndIOp::create(b, loc, row, c(7)).getResult()
                     : arith::AndIOp::create(
                           b, loc, arith::ShRUIOp::create(b, loc, row, c(1)),
                           c(3))
                           .getResult();
   Value phys = arith::XOrIOp::create(b, loc, chunk, x);
-  return add(mul(row, c(d * 2)), mul(phys, c(16)));
+  return add(mul(row, c(pitch * 2)), mul(phys, c(16)));
 }
 
 /// cp.async of a [rows][d] tile starting at sequence row `rowStart` of the
-/// (batch, head) plane at element offset `planeOffset`. Each thread copies
-/// the same 16-byte column chunk of every `threads / (d / 8)`-th row, so its
-/// source address advances by one constant stride per copy. With
+/// (batch, head) plane at element offset `planeOffset`. When the threads
+/// divide into whole rows, each thread copies the same 16-byte column chunk
+/// of every `threads / (d / 8)`-th row, so its source address advances by
+/// one constant stride per copy; otherwise (head dim 96: 12 chunks a row)
+/// copy i of a thread is chunk tid + i * threads of the tile. With
 /// `predicated`, rows at or past `rowLimit` are zero-filled (src-size 0,
 /// from the plane's first row, a safe address); blocks known to be full
 /// skip the predicate.
@@ -545,9 +556,9 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
                                  bool predicated, bool gather) {
   int64_t chunksPerRow = d / 8;
   int64_t total = rows * chunksPerRow;
-  assert(threads % chunksPerRow == 0 && total % threads == 0 &&
-         "checked by checkSupported");
-  int64_t rowsPerPass = threads / chunksPerRow;
+  bool uniform = threads % chunksPerRow == 0;
+  assert(total % threads == 0 && "checked by checkSupported");
+  int64_t rowsPerPass = uniform ? threads / chunksPerRow : 0;
   Value r0 = arith::DivUIOp::create(b, loc, tid, c(chunksPerRow));
   Value ch = arith::RemUIOp::create(b, loc, tid, c(chunksPerRow));
   Value planePtr = globalPtr(src.ptr, mul(planeOffset, c(src.eltBytes)));
@@ -556,6 +567,13 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
   Value step = mul(src.strideS, c(rowsPerPass * src.eltBytes));
   for (int64_t i = 0; i * threads < total; ++i) {
     Value r = add(r0, c(i * rowsPerPass));
+    if (!uniform && i > 0) {
+      Value id = add(tid, c(i * threads));
+      r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
+      ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
+      elem = add(mul(add(rowStart, r), src.strideS), mul(ch, c(8)));
+      gptr = globalPtr(planePtr, mul(elem, c(src.eltBytes)));
+    }
     Value sptr = smemPtr(add(smemOffset, swizzled(r, ch, rows)));
     Value from = gptr, bytes;
     if (gather) {
@@ -586,7 +604,7 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
     }
     NVVM::CpAsyncOp::create(b, loc, sptr, from, 16,
                             NVVM::LoadCacheModifierKind::CG, bytes);
-    if (!gather && (i + 1) * threads < total)
+    if (uniform && !gather && (i + 1) * threads < total)
       gptr = globalPtr(gptr, step);
   }
 }
@@ -594,9 +612,9 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
 /// K and V of the block starting at `kvStart` into `stage`; only a block
 /// that crosses the end of the keys pays for the row predicate.
 void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
-  Value tileBytes = c(bn * d * 2);
-  Value kOff = add(c(bm * d * 2), mul(stage, tileBytes));
-  Value vOff = add(c(bm * d * 2 + stages * bn * d * 2), mul(stage, tileBytes));
+  Value tileBytes = c(bn * pitch * 2);
+  Value kOff = add(c(bm * pitch * 2), mul(stage, tileBytes));
+  Value vOff = add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, tileBytes));
   Value full = cmp(arith::CmpIPredicate::sle, add(kvStart, c(bn)), seqK);
   auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
   OpBuilder::InsertionGuard guard(b);
@@ -681,7 +699,7 @@ SmallVector<Value> KernelEmitter::emitScores(Value stage) {
   int64_t nTiles = bn / 8;
   Value zero = cf(0.0);
   SmallVector<Value> s(mTiles * nTiles * 4, zero);
-  Value kBase = add(c(bm * d * 2), mul(stage, c(bn * d * 2)));
+  Value kBase = add(c(bm * pitch * 2), mul(stage, c(bn * pitch * 2)));
   Value lo16 = arith::RemUIOp::create(b, loc, lane, c(16));
   Value hi16 = arith::DivUIOp::create(b, loc, lane, c(16));
   Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
@@ -813,7 +831,7 @@ void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
                            Value stage) {
   int64_t nTiles = bn / 8, dTiles = d / 8;
   Value vBase =
-      add(c(bm * d * 2 + stages * bn * d * 2), mul(stage, c(bn * d * 2)));
+      add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, c(bn * pitch * 2)));
   Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
   Value mid = arith::RemUIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, lane, c(8)), c(2));
@@ -861,7 +879,7 @@ SmallVector<Value> KernelEmitter::emitScoresWgmma(Value stage) {
   // Within a panel, 8-row atoms are 1024 bytes apart (SBO); a k16 step is
   // 32 bytes into the panel row, and every 4 steps the next panel.
   Value qDesc = descriptor(mul(group, c(64 * 128)), 16, 1024);
-  Value kDesc = descriptor(add(c(bm * d * 2), mul(stage, c(bn * d * 2))), 16,
+  Value kDesc = descriptor(add(c(bm * pitch * 2), mul(stage, c(bn * pitch * 2))), 16,
                            1024);
   SmallVector<Type> fields(bn / 2, f32);
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
@@ -899,7 +917,7 @@ void KernelEmitter::emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
   // MN-major: LBO = the stride between 64-column panels of V, SBO = the
   // stride between 8-key atoms; a k16 step is two atoms.
   Value vDesc = descriptor(
-      add(c(bm * d * 2 + stages * bn * d * 2), mul(stage, c(bn * d * 2))),
+      add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, c(bn * pitch * 2))),
       bn * 128, 1024);
   int64_t n = d / 2;
   std::string text, constraints;
@@ -1479,9 +1497,11 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
   if (vType.getDimSize(3) != headDim)
     return anchor->emitOpError(
         "flash-to-gpu: head dim of V different from Q/K is not supported yet");
-  if (!llvm::is_contained({32, 64, 128, 192, 256}, headDim))
+  if (headDim % 16 != 0 || headDim < 32 || headDim > 256)
     return anchor->emitOpError("flash-to-gpu: head dim ")
-           << headDim << " is not supported (32, 64, 128, 192, 256)";
+           << headDim
+           << " is not supported (a multiple of 16 from 32 to 256: the "
+              "mma k-step is 16)";
   for (MemRefType type : {qType, kType, vType, oType}) {
     int64_t offset;
     SmallVector<int64_t> strides;
@@ -1526,13 +1546,13 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: block_n = ")
            << bn << " must be a multiple of 16";
   int64_t chunksPerRow = headDim / 8, threads = 32 * warps;
-  if (threads % chunksPerRow != 0 || (bn * chunksPerRow) % threads != 0 ||
+  if ((bn * chunksPerRow) % threads != 0 ||
       (bm * chunksPerRow) % threads != 0)
     return anchor->emitOpError("flash-to-gpu: ")
            << threads << " threads cannot split the " << bm << "/" << bn
            << " x " << headDim << " tiles into whole 16-byte copies";
-  int64_t smem =
-      (bm * headDim + 2 * planned.getNumStages() * bn * headDim) * 2 +
+  int64_t pitch = KernelEmitter::rowPitch(headDim);
+  int64_t smem = (bm * pitch + 2 * planned.getNumStages() * bn * pitch) * 2 +
       (planned.getWgmma() ? 1024 : 0);
   if (smem > smemLimitKB * 1024)
     return anchor->emitOpError("flash-to-gpu: the tiles need ")
