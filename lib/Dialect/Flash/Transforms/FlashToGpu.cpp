@@ -26,6 +26,11 @@
 // Fragment layouts are the PTX ones for mma.m16n8k16 (row.col): lane l holds
 // rows g = l / 4 and g + 8, columns 2 * (l % 4) + {0, 1} of each 16 x 8 tile.
 //
+// On sm_90a a `wgmma = true` config swaps the two GEMMs for warpgroup MMA
+// (emitScoresWgmma / emitPVWgmma: wgmma.mma_async
+// from shared-memory descriptors, P from registers); its accumulators have
+// the same per-warp fragment layout, so mask, softmax and epilogue are shared.
+//
 //===----------------------------------------------------------------------===//
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"

@@ -209,8 +209,8 @@ def FlashOnlineSoftmax : Pass<"flash-online-softmax"> {
 }
 
 def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
-  let summary = "Lower flash-tile's grids to FlashAttention-2 mma.sync "
-                "kernels and their launches";
+  let summary = "Lower flash-tile's grids to FlashAttention-2 kernels "
+                "(mma.sync, or wgmma on sm_90a) and their launches";
   let description = [{
     Turns each grid that `flash-tile` produced into a `gpu.func` in the
     `gpu.module @flash_kernels` (with an `#nvvm.target`) and replaces the
@@ -233,14 +233,24 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
     * the epilogue O = acc / l, LSE = m * c + log l, O staged through the
       shared memory that Q used and written with 16-byte stores.
 
+    A `wgmma = true` configuration (chip `sm_90a` only) gets the Hopper
+    variant of the same kernel: each warpgroup's two GEMMs are
+    `wgmma.mma_async` (S from K-major shared-memory descriptors, O += P V
+    with P from registers and V read MN-major), the tiles use wgmma's
+    128-byte-swizzle canonical layout, and landed `cp.async` writes are
+    fenced into the async proxy before each iteration's barrier.
+
     The host function gets `llvm.emit_c_interface` and an exported
     `<func>_flash_abi` string describing the compiled kernel for the runtime.
-    What is not supported yet (other element types, head dims, Dv != D,
-    more than 2 stages) is refused with a diagnostic.
+    What is not supported yet (other element types, head dims that are not
+    multiples of 16 from 32 to 256, Dv != D, stages outside 2-4, wgmma off
+    sm_90a or with a head dim not a multiple of 64) is refused with a
+    diagnostic.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "Target SM (sm_80, sm_90, ...), recorded in the #nvvm.target">,
+           "Target SM (sm_80, sm_90, sm_90a, ...), recorded in the "
+           "#nvvm.target; wgmma configurations need sm_90a">,
     Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
            "PTX features of the #nvvm.target">,
     Option<"smemLimitKB", "smem-kb", "int64_t", /*default=*/"227",
