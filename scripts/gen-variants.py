@@ -4,7 +4,7 @@ one function per (dtype, head dim, causal), each a memref-form
 flash.attention with O and LSE and dynamic batch/heads/lengths, plus the
 manifest the correctness and benchmark scripts read.
 
-  scripts/gen-variants.py OUT.mlir MANIFEST.json SO_NAME [--dims=32,64,96,128,256]
+  scripts/gen-variants.py OUT.mlir MANIFEST.json SO_NAME [--dims=32,64,96,128,192,256]
                           [--dtypes=bf16,f16]
 """
 import argparse
@@ -14,7 +14,7 @@ p = argparse.ArgumentParser()
 p.add_argument("mlir")
 p.add_argument("manifest")
 p.add_argument("so")
-p.add_argument("--dims", default="32,64,96,128,256")
+p.add_argument("--dims", default="32,64,96,128,192,256")
 p.add_argument("--dtypes", default="bf16,f16")
 a = p.parse_args()
 

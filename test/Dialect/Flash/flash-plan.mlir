@@ -49,9 +49,8 @@ func.func @d96(%q: tensor<1x8x?x96xbf16>, %k: tensor<1x8x?x96xbf16>, %v: tensor<
 
 // CHECK-LABEL: func.func @d192
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2>
-// Head dim 192 was not swept: mma.sync.
 // WG-LABEL: func.func @d192
-// WG: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2>
+// WG: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true>
 func.func @d192(%q: tensor<1x8x?x192xf16>, %k: tensor<1x8x?x192xf16>, %v: tensor<1x8x?x192xf16>) -> tensor<1x8x?x192xf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x192xf16>, tensor<1x8x?x192xf16>, tensor<1x8x?x192xf16>) -> tensor<1x8x?x192xf16>
   return %o : tensor<1x8x?x192xf16>

@@ -70,7 +70,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       // (bench/results/2026-11-29-h200-wgmma-sweep*.txt) picked these.
       bool useWgmma = false;
       if (wgmma && s.headDim == s.headDimV &&
-          llvm::is_contained({64, 128, 256}, d)) {
+          llvm::is_contained({64, 128, 192, 256}, d)) {
         useWgmma = true;
         if (d == 64) {
           blockM = 64, blockN = 64, warps = 4;

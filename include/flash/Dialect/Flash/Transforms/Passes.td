@@ -43,9 +43,11 @@ def FlashPlan : Pass<"flash-plan"> {
     | --- | --- | --- | --- |
     | 64 | 64 x 64 | 4 | 1.41-1.63x (causal 1.38-1.84x) |
     | 128 | 192 x 96 (causal: 64 x 96) | 12 (4) | 1.13-1.54x (causal 1.39-1.61x) |
+    | 192 | 128 x 64 | 8 | 1.56-1.57x (causal 1.47-1.56x) |
     | 256 | 128 x 64 | 8 | 1.40-1.67x (causal 1.27-1.67x) |
 
-    Head dims 32 and 192 and decode stay on mma.sync.
+    Head dims that are not multiples of 64 (32, 96, ...) and decode stay on
+    mma.sync.
   }];
   let options = [
     Option<"smVersion", "sm", "int64_t", /*default=*/"90",
