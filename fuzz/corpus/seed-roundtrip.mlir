@@ -103,6 +103,8 @@ func.func @varlen(%q: tensor<1x8x?x64xf16>, %k: tensor<1x8x?x64xf16>,
 // CHECK-LABEL: func.func @config
 // CHECK: {config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>}
 // CHECK: {config = #flash.config<block_m = 64, block_n = 128, warps = 4, stages = 2, splits = 8>}
+// CHECK: {config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
+// CHECK: {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = 2, wgmma = true>}
 func.func @config(%q: tensor<1x8x128x64xf16>, %k: tensor<1x8x128x64xf16>,
                   %v: tensor<1x8x128x64xf16>) -> tensor<1x8x128x64xf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x128x64xf16>,
@@ -113,5 +115,33 @@ func.func @config(%q: tensor<1x8x128x64xf16>, %k: tensor<1x8x128x64xf16>,
                            tensor<1x8x128x64xf16>, tensor<1x8x128x64xf16>)
        {config = #flash.config<block_m = 64, block_n = 128, warps = 4, stages = 2, splits = 8>}
        -> tensor<1x8x128x64xf16>
-  return %o2 : tensor<1x8x128x64xf16>
+  %o3 = flash.attention ins(%q, %k, %o2 : tensor<1x8x128x64xf16>,
+                           tensor<1x8x128x64xf16>, tensor<1x8x128x64xf16>)
+       {config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
+       -> tensor<1x8x128x64xf16>
+  // The optional keys in either order; printed splits first.
+  %o4 = flash.attention ins(%q, %k, %o3 : tensor<1x8x128x64xf16>,
+                           tensor<1x8x128x64xf16>, tensor<1x8x128x64xf16>)
+       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true, splits = 2>}
+       -> tensor<1x8x128x64xf16>
+  return %o4 : tensor<1x8x128x64xf16>
+}
+
+// -----
+
+// The split-KV pair: a partial attention (f32 O_part/LSE_part with a leading
+// split dimension) and the combine; splits = 0 (chosen at run time).
+// CHECK-LABEL: func.func @split_kv
+// CHECK: flash.attention ins(%{{.*}}, %{{.*}}, %{{.*}} : memref<2x8x1x64xf16>, memref<2x8x?x64xf16>, memref<2x8x?x64xf16>) kv_lens(%{{.*}} : memref<2xi32>) outs(%{{.*}}, %{{.*}} : memref<?x2x8x1x64xf32>, memref<?x2x8x1xf32>) {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>}
+// CHECK: flash.combine ins(%{{.*}}, %{{.*}} : memref<?x2x8x1x64xf32>, memref<?x2x8x1xf32>) outs(%{{.*}}, %{{.*}} : memref<2x8x1x64xf16>, memref<2x8x1xf32>)
+func.func @split_kv(%q: memref<2x8x1x64xf16>, %k: memref<2x8x?x64xf16>,
+                    %lens: memref<2xi32>, %op: memref<?x2x8x1x64xf32>,
+                    %lp: memref<?x2x8x1xf32>, %o: memref<2x8x1x64xf16>,
+                    %lse: memref<2x8x1xf32>) {
+  flash.attention ins(%q, %k, %k : memref<2x8x1x64xf16>, memref<2x8x?x64xf16>, memref<2x8x?x64xf16>)
+      kv_lens(%lens : memref<2xi32>) outs(%op, %lp : memref<?x2x8x1x64xf32>, memref<?x2x8x1xf32>)
+      {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>}
+  flash.combine ins(%op, %lp : memref<?x2x8x1x64xf32>, memref<?x2x8x1xf32>)
+      outs(%o, %lse : memref<2x8x1x64xf16>, memref<2x8x1xf32>)
+  return
 }
