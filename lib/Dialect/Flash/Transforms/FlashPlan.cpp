@@ -61,11 +61,6 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         blockM = 64;
         warps = 4;
       }
-      // Decode and short chunks (static Sq <= 64, e.g. after flash-fold-gqa):
-      // Flash-Decoding. Query blocks shrink to the rows there are (16 rows
-      // = one warp's m16 tile; FA2's split kernel uses 64), and the split
-      // count is left to run time (splits = 0, flash-split-kv). The tensor
-      // form is not split.
       // sm_90a: warpgroup MMA, one 16-row m-tile per warp. The tile sweeps
       // (bench/results/2026-11-29-h200-wgmma-sweep*.txt) picked these.
       bool useWgmma = false;
@@ -82,10 +77,18 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         } else {
           blockM = 128, blockN = 64, warps = 8;
         }
-        if (smemBytes(blockM, blockN, s.headDim, s.headDimV, stages,
-                      elementBytes) + 1024 > smemPerBlockKB * 1024)
+        // + 1 KiB: the kernel aligns its shared memory up to 1024 bytes.
+        int64_t need = smemBytes(blockM, blockN, s.headDim, s.headDimV, stages,
+                                 elementBytes) +
+                       1024;
+        if (need > smemPerBlockKB * 1024)
           useWgmma = false, blockM = 64, blockN = 64, warps = 4;
       }
+      // Decode and short chunks (static Sq <= 64, e.g. after flash-fold-gqa):
+      // Flash-Decoding. Query blocks shrink to the rows there are (16 rows
+      // = one warp's m16 tile; FA2's split kernel uses 64), and the split
+      // count is left to run time (splits = 0, flash-split-kv). The tensor
+      // form is not split, and decode stays on mma.sync.
       int64_t splits = 1;
       if (!ShapedType::isDynamic(s.seqQ) && s.seqQ <= 64 && d <= 128) {
         useWgmma = false;

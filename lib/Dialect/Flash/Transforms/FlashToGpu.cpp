@@ -26,10 +26,14 @@
 // Fragment layouts are the PTX ones for mma.m16n8k16 (row.col): lane l holds
 // rows g = l / 4 and g + 8, columns 2 * (l % 4) + {0, 1} of each 16 x 8 tile.
 //
-// On sm_90a a `wgmma = true` config swaps the two GEMMs for warpgroup MMA
-// (emitScoresWgmma / emitPVWgmma: wgmma.mma_async
-// from shared-memory descriptors, P from registers); its accumulators have
-// the same per-warp fragment layout, so mask, softmax and epilogue are shared.
+// On sm_90a a `wgmma = true` config swaps the two GEMMs for warpgroup MMA:
+//
+//   emitScoresWgmma    S = Q K^T by wgmma.mma_async from two K-major
+//                      shared-memory descriptors (128-byte swizzle)
+//   emitPVWgmma        O += P V with P from registers, V read MN-major
+//
+// Its accumulators have the mma.sync per-warp fragment layout (one m-tile
+// per warp), so the mask, online softmax and epilogue are shared.
 //
 //===----------------------------------------------------------------------===//
 
@@ -316,8 +320,7 @@ private:
   }
   Value add64(Value x, int64_t v) {
     return arith::AddIOp::create(
-        b, loc, x,
-        arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
+        b, loc, x, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
   }
 
   // --- FA2 pieces -----------------------------------------------------------
@@ -327,8 +330,7 @@ private:
   void emitKVCopy(Value kvStart, Value stage);
   SmallVector<Value> emitScores(Value stage);
   SmallVector<Value> emitScoresWgmma(Value stage);
-  void emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
-                   Value stage);
+  void emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
   void emitSoftcap(SmallVectorImpl<Value> &s, TileUpdateOp update);
   void emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
                 TileUpdateOp update);
@@ -537,11 +539,11 @@ Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
     return add(add(mul(panel, c(rows * 128)), mul(row, c(128))),
                mul(phys, c(16)));
   }
-  Value x = pitch >= 64 ? arith::AndIOp::create(b, loc, row, c(7)).getResult()
-                    : arith::AndIOp::create(
-                          b, loc, arith::ShRUIOp::create(b, loc, row, c(1)),
-                          c(3))
-                          .getResult();
+  Value x = pitch >= 64
+                ? arith::AndIOp::create(b, loc, row, c(7)).getResult()
+                : arith::AndIOp::create(
+                      b, loc, arith::ShRUIOp::create(b, loc, row, c(1)), c(3))
+                      .getResult();
   Value phys = arith::XOrIOp::create(b, loc, chunk, x);
   return add(mul(row, c(pitch * 2)), mul(phys, c(16)));
 }
@@ -619,7 +621,8 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
 void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
   Value tileBytes = c(bn * pitch * 2);
   Value kOff = add(c(bm * pitch * 2), mul(stage, tileBytes));
-  Value vOff = add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, tileBytes));
+  Value vOff =
+      add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, tileBytes));
   Value full = cmp(arith::CmpIPredicate::sle, add(kvStart, c(bn)), seqK);
   auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
   OpBuilder::InsertionGuard guard(b);
@@ -715,8 +718,7 @@ SmallVector<Value> KernelEmitter::emitScores(Value stage) {
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t mt = 0; mt < mTiles; ++mt)
       aFrags.push_back(ldmatrix(
-          swizzled(add(warpRow(mt), lo16), add(c(2 * ks), hi16), bm),
-          false));
+          swizzled(add(warpRow(mt), lo16), add(c(2 * ks), hi16), bm), false));
     for (int64_t p = 0; p < nTiles / 2; ++p) {
       // B = K rows n (non-transposed ldmatrix gives the "col" fragment):
       // matrices (n-tile 2p, k lo), (2p, k hi), (2p+1, k lo), (2p+1, k hi).
@@ -835,8 +837,8 @@ void KernelEmitter::emitOnlineSoftmax(SmallVectorImpl<Value> &s,
 void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
                            Value stage) {
   int64_t nTiles = bn / 8, dTiles = d / 8;
-  Value vBase =
-      add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, c(bn * pitch * 2)));
+  Value vBase = add(c(bm * pitch * 2 + stages * bn * pitch * 2),
+                    mul(stage, c(bn * pitch * 2)));
   Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
   Value mid = arith::RemUIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, lane, c(8)), c(2));
@@ -884,8 +886,8 @@ SmallVector<Value> KernelEmitter::emitScoresWgmma(Value stage) {
   // Within a panel, 8-row atoms are 1024 bytes apart (SBO); a k16 step is
   // 32 bytes into the panel row, and every 4 steps the next panel.
   Value qDesc = descriptor(mul(group, c(64 * 128)), 16, 1024);
-  Value kDesc = descriptor(add(c(bm * pitch * 2), mul(stage, c(bn * pitch * 2))), 16,
-                           1024);
+  Value kDesc = descriptor(
+      add(c(bm * pitch * 2), mul(stage, c(bn * pitch * 2))), 16, 1024);
   SmallVector<Type> fields(bn / 2, f32);
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
   Value acc = LLVM::PoisonOp::create(b, loc, accType);
@@ -899,8 +901,8 @@ SmallVector<Value> KernelEmitter::emitScoresWgmma(Value stage) {
         NVVM::MMAShapeAttr::get(ctx, 64, bn, 16), type, type,
         NVVM::WGMMATypes::f32,
         ks == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
-        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-        NVVM::MMALayout::row, NVVM::MMALayout::col,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::col,
         /*satfinite=*/NVVM::MMAIntOverflowAttr());
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
@@ -921,9 +923,9 @@ void KernelEmitter::emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
   int64_t nTiles = bn / 8;
   // MN-major: LBO = the stride between 64-column panels of V, SBO = the
   // stride between 8-key atoms; a k16 step is two atoms.
-  Value vDesc = descriptor(
-      add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, c(bn * pitch * 2))),
-      bn * 128, 1024);
+  Value vDesc = descriptor(add(c(bm * pitch * 2 + stages * bn * pitch * 2),
+                               mul(stage, c(bn * pitch * 2))),
+                           bn * 128, 1024);
   int64_t n = d / 2;
   std::string text, constraints;
   {
@@ -960,13 +962,13 @@ void KernelEmitter::emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
     SmallVector<Value> operands(aFrags[kp]);
     operands.push_back(descs[kp]);
     operands.append(acc.begin(), acc.end());
-    Value res =
-        LLVM::InlineAsmOp::create(
-            b, loc, accType, operands, b.getStringAttr(text),
-            b.getStringAttr(constraints), /*has_side_effects=*/b.getUnitAttr(),
-            UnitAttr(), LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(),
-            ArrayAttr())
-            .getResult(0);
+    Value res = LLVM::InlineAsmOp::create(b, loc, accType, operands,
+                                          b.getStringAttr(text),
+                                          b.getStringAttr(constraints),
+                                          /*has_side_effects=*/b.getUnitAttr(),
+                                          UnitAttr(), LLVM::TailCallKindAttr(),
+                                          LLVM::AsmDialectAttr(), ArrayAttr())
+                    .getResult(0);
     for (int64_t i = 0; i < n; ++i)
       acc[i] = LLVM::ExtractValueOp::create(b, loc, res, i);
   }
@@ -1058,8 +1060,8 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
     auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value chunk = LLVM::LoadOp::create(b, loc, v4i32,
-                                       smemPtr(swizzled(r, ch, bm)), 16);
+    Value chunk =
+        LLVM::LoadOp::create(b, loc, v4i32, smemPtr(swizzled(r, ch, bm)), 16);
     Value elem = add(oPlane, add(mul(row, o.strideS), mul(ch, c(8))));
     LLVM::StoreOp::create(b, loc, chunk, globalPtr(o.ptr, mul(elem, c(2))),
                           16);
@@ -1099,8 +1101,8 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     // wgmma's swizzle is a function of the address, ours of the offset.
     Value addr = LLVM::PtrToIntOp::create(b, loc, i32, smemBase);
     Value pad = arith::AndIOp::create(b, loc, sub(ci32(0), addr), ci32(1023));
-    smemBase = LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(),
-                                   smemBase, ValueRange{pad});
+    smemBase = LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(), smemBase,
+                                   ValueRange{pad});
   }
   (void)gpuModule;
 
@@ -1535,7 +1537,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: block_m = ")
            << bm << " needs 16 or 32 rows per warp (warps = " << warps << ")";
   if (planned.getWgmma()) {
-    if (!StringRef(chip).ends_with("a") || !StringRef(chip).starts_with("sm_90"))
+    if (!StringRef(chip).ends_with("a") ||
+        !StringRef(chip).starts_with("sm_90"))
       return anchor->emitOpError("flash-to-gpu: wgmma needs chip sm_90a, not ")
              << chip;
     if (headDim % 64 != 0)
@@ -1551,14 +1554,13 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: block_n = ")
            << bn << " must be a multiple of 16";
   int64_t chunksPerRow = headDim / 8, threads = 32 * warps;
-  if ((bn * chunksPerRow) % threads != 0 ||
-      (bm * chunksPerRow) % threads != 0)
+  if ((bn * chunksPerRow) % threads != 0 || (bm * chunksPerRow) % threads != 0)
     return anchor->emitOpError("flash-to-gpu: ")
            << threads << " threads cannot split the " << bm << "/" << bn
            << " x " << headDim << " tiles into whole 16-byte copies";
   int64_t pitch = KernelEmitter::rowPitch(headDim);
   int64_t smem = (bm * pitch + 2 * planned.getNumStages() * bn * pitch) * 2 +
-      (planned.getWgmma() ? 1024 : 0);
+                 (planned.getWgmma() ? 1024 : 0);
   if (smem > smemLimitKB * 1024)
     return anchor->emitOpError("flash-to-gpu: the tiles need ")
            << smem << " bytes of shared memory, over the target's "
@@ -1728,8 +1730,8 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module,
   t.grid = grid;
   OpBuilder kb(func.getContext());
   KernelEmitter emitter(kb, loc, t, func,
-                        ConfigAttr::get(&getContext(), 16, 16, threads / 32,
-                                        2, 1, /*wgmma=*/false),
+                        ConfigAttr::get(&getContext(), 16, 16, threads / 32, 2,
+                                        1, /*wgmma=*/false),
                         kb.getF32Type(), dv);
   SmallVector<Value> hostArgs;
   if (failed(emitter.emitCombine(hostArgs)))
