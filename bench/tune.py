@@ -88,6 +88,7 @@ def main():
     ap.add_argument("--artifact", required=True)
     ap.add_argument("--manifest", required=True)
     ap.add_argument("--seqlens", default="1024,4096,16384")
+    ap.add_argument("--timeout", type=int, default=120, help="seconds per entry")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     seqlens = [int(x) for x in args.seqlens.split(",")]
@@ -100,7 +101,7 @@ def main():
         try:
             r = subprocess.run([sys.executable, __file__, "--artifact", args.artifact,
                                 "--manifest", args.manifest, "--seqlens", args.seqlens,
-                                "--one", func], timeout=120)
+                                "--one", func], timeout=args.timeout)
             failed += r.returncode != 0
             if r.returncode not in (0, 1):
                 print(f"{func}: crashed (exit {r.returncode})", flush=True)

@@ -387,8 +387,16 @@ func.func @wgmma_warps(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %
 
 // -----
 
+func.func @producer_needs_wgmma(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{a producer warpgroup needs wgmma = true}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 3, producer = true>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
 func.func @config_key(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{expected 'splits' or 'wgmma', got 'stage'}}
+  // expected-error @+1 {{expected 'splits', 'wgmma' or 'producer', got 'stage'}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, stage = 3>} -> tensor<2x8x128x64xf16>
   return
 }

@@ -41,7 +41,7 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
         parser.parseEqual() || parser.parseInteger(values[i]))
       return {};
   int64_t splits = 1;
-  bool wgmma = false;
+  bool wgmma = false, producer = false;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     if (parser.parseKeyword(&key) || parser.parseEqual())
@@ -49,14 +49,15 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
     if (key == "splits") {
       if (parser.parseInteger(splits))
         return {};
-    } else if (key == "wgmma") {
+    } else if (key == "wgmma" || key == "producer") {
+      bool &flag = key == "wgmma" ? wgmma : producer;
       if (succeeded(parser.parseOptionalKeyword("true")))
-        wgmma = true;
+        flag = true;
       else if (parser.parseKeyword("false"))
         return {};
     } else {
       parser.emitError(parser.getCurrentLocation(),
-                       "expected 'splits' or 'wgmma', got '")
+                       "expected 'splits', 'wgmma' or 'producer', got '")
           << key << "'";
       return {};
     }
@@ -65,7 +66,7 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
     return {};
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), values[0], values[1], values[2],
-                    values[3], splits, wgmma);
+                    values[3], splits, wgmma, producer);
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {
@@ -75,13 +76,15 @@ void ConfigAttr::print(AsmPrinter &printer) const {
     printer << ", splits = " << getNumSplits();
   if (getWgmma())
     printer << ", wgmma = true";
+  if (getProducer())
+    printer << ", producer = true";
   printer << ">";
 }
 
 LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN,
                                  int64_t numWarps, int64_t numStages,
-                                 int64_t numSplits, bool wgmma) {
+                                 int64_t numSplits, bool wgmma, bool producer) {
   if (blockM <= 0 || blockN <= 0)
     return emitError() << "block_m and block_n must be positive, got " << blockM
                        << " and " << blockN;
@@ -96,5 +99,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "wgmma needs whole warpgroups with 16 rows per warp "
                           "(warps a multiple of 4, block_m = 16 * warps), got "
                        << numWarps << " warps and block_m = " << blockM;
+  if (producer && !wgmma)
+    return emitError() << "a producer warpgroup needs wgmma = true";
   return success();
 }

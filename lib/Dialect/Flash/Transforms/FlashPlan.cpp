@@ -99,7 +99,8 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           splits = 0;
       }
       op.setConfigAttr(ConfigAttr::get(op.getContext(), blockM, blockN, warps,
-                                       stages, splits, useWgmma));
+                                       stages, splits, useWgmma,
+                                       /*producer=*/false));
       ++numPlanned;
     });
   }

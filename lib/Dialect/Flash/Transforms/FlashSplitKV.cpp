@@ -221,10 +221,10 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
     auto ifOp = scf::IfOp::create(b, loc, one, /*withElse=*/true);
     OpBuilder tb = ifOp.getThenBodyBuilder();
     auto whole = cast<AttentionOp>(tb.clone(*op));
-    whole.setConfigAttr(
-        ConfigAttr::get(op.getContext(), config.getBlockM(), config.getBlockN(),
-                        config.getNumWarps(), config.getNumStages(),
-                        /*numSplits=*/1, config.getWgmma()));
+    whole.setConfigAttr(ConfigAttr::get(
+        op.getContext(), config.getBlockM(), config.getBlockN(),
+        config.getNumWarps(), config.getNumStages(),
+        /*numSplits=*/1, config.getWgmma(), config.getProducer()));
     OpBuilder eb = ifOp.getElseBodyBuilder();
     emitSplit(eb);
   }

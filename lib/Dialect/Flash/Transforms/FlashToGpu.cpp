@@ -33,7 +33,12 @@
 //   emitPVWgmma        O += P V with P from registers, V read MN-major
 //
 // Its accumulators have the mma.sync per-warp fragment layout (one m-tile
-// per warp), so the mask, online softmax and epilogue are shared.
+// per warp), so the mask, online softmax and epilogue are shared. With
+// `producer = true` as well, FA3's warp specialization:
+//
+//   emitProducer       one extra warpgroup fills the K/V ring and publishes
+//                      each block on an mbarrier (full/empty per stage); the
+//                      consumers wait on it instead of a CTA-wide barrier
 //
 //===----------------------------------------------------------------------===//
 
@@ -184,6 +189,8 @@ public:
         warps(config.getNumWarps()), stages(config.getNumStages()),
         wg(config.getWgmma()) {
     threads = 32 * warps;
+    ws = config.getProducer();
+    cpThreads = threads;
     mTiles = bm / (16 * warps);
     pitch = rowPitch(headDim);
     f32 = b.getF32Type();
@@ -202,8 +209,11 @@ public:
   /// wgmma reads shared memory through 1024-byte swizzle atoms: the base
   /// is aligned up at run time, hence the extra 1 KiB.
   int64_t smemBytes() const {
-    return (bm * pitch + 2 * stages * bn * pitch) * 2 + (wg ? 1024 : 0);
+    return (bm * pitch + 2 * stages * bn * pitch) * 2 + (wg ? 1024 : 0) +
+           (ws ? 2 * stages * 8 : 0);
   }
+  /// Threads per program: the consumers plus the producer warpgroup.
+  int64_t launchThreads() const { return threads + (ws ? 128 : 0); }
   /// Elements per shared-memory row of a head dim: whole 128-byte rows
   /// (8 chunks) above 32, so that the XOR swizzle stays inside the row
   /// (head dim 96 is laid out as 128).
@@ -312,6 +322,39 @@ private:
   /// wgmma shared-memory matrix descriptor of the tile at `byteOffset`
   /// (128-byte swizzle; LBO and SBO in bytes).
   Value descriptor(Value byteOffset, int64_t lbo, int64_t sbo);
+  /// The producer mode's mbarriers after the V stages: full[stage] (the
+  /// block landed) and empty[stage] (every consumer is done with it).
+  Value mbarrier(bool full, Value stage) {
+    int64_t base = (bm * pitch + 2 * stages * bn * pitch) * 2;
+    return smemPtr(add(c(base + (full ? 0 : stages * 8)), mul(stage, c(8))));
+  }
+  /// Barrier of the threads that compute (all of them without a producer).
+  void syncConsumers() {
+    if (!ws) {
+      gpu::BarrierOp::create(b, loc);
+      return;
+    }
+    NVVM::BarrierOp::create(b, loc, Type(), ci32(1), ci32(threads),
+                            NVVM::BarrierReductionAttr(), Value());
+  }
+  void fenceAsyncProxy() {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  }
+  void arriveOn(Value bar) {
+    NVVM::MBarrierArriveOp::create(
+        b, loc, Type(), bar, Value(),
+        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+  }
+  void waitParity(Value bar, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, bar, arith::IndexCastOp::create(b, loc, i32, parity),
+        ci32(0x989680));
+  }
+  /// The producer warpgroup's loop: every K/V block of the program's run,
+  /// into the ring, one block ahead of its arrive on full[stage].
+  void emitProducer(Value firstCol, Value lastCol, Value anyBlock);
   /// `desc` moved by `bytes` (the start address field, in 16-byte units).
   Value descPlus(Value desc, int64_t bytes) {
     if (bytes == 0)
@@ -370,6 +413,12 @@ private:
   int64_t pitch;
   /// Warpgroup MMA (sm_90a): one m-tile per warp, 4 warps per 64 rows.
   bool wg;
+  /// A producer warpgroup (after the `warps` consumer warps) loads K/V.
+  bool ws = false;
+  /// The threads that split a tile copy among themselves and the index of
+  /// this one (the consumers, or the producer warpgroup).
+  Value cpTid;
+  int64_t cpThreads;
 
   SmallVector<Value> captured;
   DenseMap<Value, Value> captureArgs;
@@ -563,6 +612,8 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
                                  bool predicated, bool gather) {
   int64_t chunksPerRow = d / 8;
   int64_t total = rows * chunksPerRow;
+  int64_t threads = cpThreads;
+  Value tid = cpTid;
   bool uniform = threads % chunksPerRow == 0;
   assert(total % threads == 0 && "checked by checkSupported");
   int64_t rowsPerPass = uniform ? threads / chunksPerRow : 0;
@@ -976,6 +1027,63 @@ void KernelEmitter::emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
   NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
 }
 
+void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
+                                 Value anyBlock) {
+  if (launchThreads() > 256)
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(40),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::decrease));
+  cpTid = sub(tid, c(threads));
+  cpThreads = 128;
+  // The run's blocks, right to left (flash-tile's order).
+  Value blocks = sel(
+      anyBlock,
+      add(arith::DivSIOp::create(b, loc, sub(firstCol, lastCol), c(bn)), c(1)),
+      c(0));
+  // (stage, round): block i goes to stage i % stages in round i / stages.
+  auto loop = scf::ForOp::create(b, loc, c(0), blocks, c(1), ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = loop.getInductionVar();
+    Value stage = arith::RemUIOp::create(b, loc, i, c(stages));
+    Value round = arith::DivUIOp::create(b, loc, i, c(stages));
+    // Round r > 0 reuses the stage: wait until the consumers released round
+    // r - 1 (that phase of empty[stage] has parity (r - 1) & 1).
+    auto reuse = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::uge, i, c(stages)), false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&reuse.getThenRegion().front());
+      waitParity(mbarrier(false, stage),
+                 arith::RemUIOp::create(b, loc, sub(round, c(1)), c(2)));
+    }
+    emitKVCopy(sub(firstCol, mul(i, c(bn))), stage);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    // The previous block has landed (this one may still be in flight):
+    // fence it into the async proxy, then publish it.
+    auto prev = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::uge, i, c(1)), false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&prev.getThenRegion().front());
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);
+      fenceAsyncProxy();
+      Value prevStage = arith::RemUIOp::create(b, loc, sub(i, c(1)), c(stages));
+      arriveOn(mbarrier(true, prevStage));
+    }
+  }
+  auto last = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::sgt, blocks, c(0)), false);
+  OpBuilder::InsertionGuard g2(b);
+  b.setInsertionPointToStart(&last.getThenRegion().front());
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  fenceAsyncProxy();
+  arriveOn(mbarrier(
+      true, arith::RemUIOp::create(b, loc, sub(blocks, c(1)), c(stages))));
+}
+
 /// O = acc / l (0 for a row that saw no key), LSE = m * c + log l (-inf).
 /// O goes through the shared memory Q used, then out with 16-byte stores.
 void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
@@ -987,7 +1095,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
   // No copy may still be writing (a program with no KV block never waited
   // for its Q), and every warp must be done reading Q before O overwrites it.
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-  gpu::BarrierOp::create(b, loc);
+  syncConsumers();
   Value ninf = cf(-std::numeric_limits<double>::infinity());
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (int64_t h = 0; h < 2; ++h) {
@@ -1044,7 +1152,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
     }
   if (t.partial)
     return;
-  gpu::BarrierOp::create(b, loc);
+  syncConsumers();
   // 16-byte chunks of the O block; tail rows are not stored.
   int64_t chunksPerRow = d / 8, total = bm * chunksPerRow;
   auto v4i32 = VectorType::get({4}, i32);
@@ -1182,23 +1290,66 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     lastCol = sel(has, startAt(li, sub(trips[li], c(1))), lastCol);
   }
 
-  // Prologue: Q and the first `stages - 1` K/V blocks in flight, one
-  // commit group each (Q joins the first).
-  emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
-  for (int64_t ahead = 0; ahead + 1 < stages; ++ahead) {
-    Value col = sub(firstCol, c(ahead * bn));
-    Value ok = arith::AndIOp::create(
-        b, loc, anyBlock, cmp(arith::CmpIPredicate::sge, col, lastCol));
-    auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+  cpTid = tid;
+  scf::IfOp role;
+  if (ws) {
+    // FA3's warp specialization: the producer warpgroup fills the K/V ring,
+    // the consumers wait on full[stage] and release through empty[stage];
+    // consumer warpgroups never wait on each other.
+    Value first = cmp(arith::CmpIPredicate::eq, tid, c(0));
+    auto init = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     {
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      emitKVCopy(col, c(ahead));
+      b.setInsertionPointToStart(&init.getThenRegion().front());
+      for (int64_t st = 0; st < stages; ++st) {
+        NVVM::MBarrierInitOp::create(b, loc, mbarrier(true, c(st)), ci32(128),
+                                     Value());
+        NVVM::MBarrierInitOp::create(b, loc, mbarrier(false, c(st)),
+                                     ci32(threads), Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
     }
+    gpu::BarrierOp::create(b, loc);
+    role = scf::IfOp::create(b, loc,
+                             cmp(arith::CmpIPredicate::uge, tid, c(threads)),
+                             /*withElse=*/true);
+    b.setInsertionPointToStart(&role.getThenRegion().front());
+    emitProducer(firstCol, lastCol, anyBlock);
+    b.setInsertionPointToStart(&role.getElseRegion().front());
+    cpTid = tid;
+    cpThreads = threads;
+    // 8 consumer warps and the producer: 168 registers each at launch; the
+    // producer gives most of its own to the consumers.
+    if (launchThreads() > 256)
+      NVVM::SetMaxRegisterOp::create(
+          b, loc, b.getI32IntegerAttr(232),
+          NVVM::SetMaxRegisterActionAttr::get(
+              ctx, NVVM::SetMaxRegisterAction::increase));
+    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    fenceAsyncProxy();
+    syncConsumers();
+  } else {
+    // Prologue: Q and the first `stages - 1` K/V blocks in flight, one
+    // commit group each (Q joins the first).
+    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
+    for (int64_t ahead = 0; ahead + 1 < stages; ++ahead) {
+      Value col = sub(firstCol, c(ahead * bn));
+      Value ok = arith::AndIOp::create(
+          b, loc, anyBlock, cmp(arith::CmpIPredicate::sge, col, lastCol));
+      auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        emitKVCopy(col, c(ahead));
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
   }
 
-  // Online-softmax state in registers: acc = 0, m = -inf, l = 0.
+  // Online-softmax state in registers: acc = 0, m = -inf, l = 0; the stage
+  // holding the current block (and, with a producer, its phase parity).
   int64_t dTiles = d / 8;
   SmallVector<Value> state;
   for (int64_t i = 0; i < mTiles * dTiles * 4; ++i)
@@ -1207,8 +1358,11 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     state.push_back(cf(-std::numeric_limits<double>::infinity()));
   for (int64_t i = 0; i < mTiles * 2; ++i)
     state.push_back(cf(0.0));
-  state.push_back(c(0)); // the stage holding the current block
   int64_t nAcc = mTiles * dTiles * 4, nRows = mTiles * 2;
+  int64_t stageIdx = nAcc + 2 * nRows;
+  state.push_back(c(0));
+  if (ws)
+    state.push_back(c(0));
 
   for (int64_t li = 0; li < numLoops; ++li) {
     TileUpdateOp update = t.updates[li];
@@ -1218,39 +1372,45 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     b.setInsertionPointToStart(loop.getBody());
     Value j = loop.getInductionVar();
     SmallVector<Value> args(loop.getRegionIterArgs());
-    Value stage = args.back();
+    Value stage = args[stageIdx];
     Value col0 = startAt(li, j);
-    // This block has landed (and Q, the first time): at most `stages - 2`
-    // later groups may still be in flight. Every warp is done with the
-    // stage read last iteration, which the block `stages - 1` ahead now
-    // overwrites.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
-    // wgmma reads shared memory through the async proxy: each thread's
-    // cp.async writes are fenced into it before the barrier publishes them.
-    if (wg)
-      NVVM::FenceProxyOp::create(
-          b, loc, NVVM::ProxyKind::async_shared,
-          NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-    gpu::BarrierOp::create(b, loc);
-    Value nextStart = sub(col0, c((stages - 1) * bn));
-    Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
-    // (stage - 1) mod stages; 1 - stage for the double buffer.
-    Value fillStage = stages == 2
-                          ? sub(c(1), stage)
-                          : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
-                                c(stages - 1), sub(stage, c(1)));
-    {
-      auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      emitKVCopy(nextStart, fillStage);
-    }
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
     Value stagePlus = add(stage, c(1));
-    Value otherStage =
-        stages == 2 ? fillStage
-                    : sel(cmp(arith::CmpIPredicate::eq, stagePlus, c(stages)),
-                          c(0), stagePlus);
+    Value wraps = cmp(arith::CmpIPredicate::eq, stagePlus, c(stages));
+    SmallVector<Value> next;
+    if (ws) {
+      // The producer fenced the block into the async proxy before its
+      // arrive; the wait acquires it.
+      Value phase = args[stageIdx + 1];
+      waitParity(mbarrier(true, stage), phase);
+      next = {sel(wraps, c(0), stagePlus), sel(wraps, sub(c(1), phase), phase)};
+    } else {
+      // This block has landed (and Q, the first time): at most `stages - 2`
+      // later groups may still be in flight. Every warp is done with the
+      // stage read last iteration, which the block `stages - 1` ahead now
+      // overwrites.
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+      // wgmma reads shared memory through the async proxy: each thread's
+      // cp.async writes are fenced into it before the barrier publishes
+      // them.
+      if (wg)
+        fenceAsyncProxy();
+      gpu::BarrierOp::create(b, loc);
+      Value nextStart = sub(col0, c((stages - 1) * bn));
+      Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
+      // (stage - 1) mod stages; 1 - stage for the double buffer.
+      Value fillStage = stages == 2
+                            ? sub(c(1), stage)
+                            : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
+                                  c(stages - 1), sub(stage, c(1)));
+      {
+        auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        emitKVCopy(nextStart, fillStage);
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      next = {stages == 2 ? fillStage : sel(wraps, c(0), stagePlus)};
+    }
 
     SmallVector<Value> accV(args.begin(), args.begin() + nAcc);
     SmallVector<Value> mV(args.begin() + nAcc, args.begin() + nAcc + nRows);
@@ -1265,19 +1425,25 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
       emitPVWgmma(s, accV, stage);
     else
       emitPV(s, accV, stage);
+    // Both GEMMs have waited for their reads of this stage.
+    if (ws)
+      arriveOn(mbarrier(false, stage));
     SmallVector<Value> yield(accV);
     yield.append(mV);
     yield.append(lV);
-    yield.push_back(otherStage);
+    yield.append(next);
     scf::YieldOp::create(b, loc, yield);
     state.assign(loop.getResults().begin(), loop.getResults().end());
   }
-  b.setInsertionPointAfter(state.back().getDefiningOp());
+  if (numLoops)
+    b.setInsertionPointAfter(state.back().getDefiningOp());
   SmallVector<Value> accF(state.begin(), state.begin() + nAcc);
   SmallVector<Value> mF(state.begin() + nAcc, state.begin() + nAcc + nRows);
   SmallVector<Value> lF(state.begin() + nAcc + nRows,
                         state.begin() + nAcc + 2 * nRows);
   emitEpilogue(accF, mF, lF, map);
+  if (ws)
+    b.setInsertionPointAfter(role);
   gpu::ReturnOp::create(b, loc);
 
   if (llvm::any_of(captured, [](Value v) { return !v; }))
@@ -1536,6 +1702,10 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
   if (bm % (16 * warps) != 0 || bm / (16 * warps) > 2)
     return anchor->emitOpError("flash-to-gpu: block_m = ")
            << bm << " needs 16 or 32 rows per warp (warps = " << warps << ")";
+  if (planned.getProducer() && (bn * (headDim / 8)) % 128 != 0)
+    return anchor->emitOpError("flash-to-gpu: the producer warpgroup cannot "
+                               "split a ")
+           << bn << " x " << headDim << " K/V block into whole 16-byte copies";
   if (planned.getWgmma()) {
     if (!StringRef(chip).ends_with("a") ||
         !StringRef(chip).starts_with("sm_90"))
@@ -1590,9 +1760,14 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
   auto func = gpu::GPUFuncOp::create(kb, loc, name,
                                      kb.getFunctionType({}, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
-  int64_t threads = 32 * config.getNumWarps();
+  int64_t threads =
+      32 * config.getNumWarps() + (config.getProducer() ? 128 : 0);
   func.setKnownBlockSizeAttr(
       kb.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  // setmaxnreg needs the register count at entry, which ptxas derives from
+  // the block size and one program per SM (.minnctapersm).
+  if (config.getProducer() && threads > 256)
+    func->setAttr("nvvm.minctasm", kb.getI32IntegerAttr(1));
 
   KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
   SmallVector<Value> hostArgs;
@@ -1731,7 +1906,8 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module,
   OpBuilder kb(func.getContext());
   KernelEmitter emitter(kb, loc, t, func,
                         ConfigAttr::get(&getContext(), 16, 16, threads / 32, 2,
-                                        1, /*wgmma=*/false),
+                                        1, /*wgmma=*/false,
+                                        /*producer=*/false),
                         kb.getF32Type(), dv);
   SmallVector<Value> hostArgs;
   if (failed(emitter.emitCombine(hostArgs)))

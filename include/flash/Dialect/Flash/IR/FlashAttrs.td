@@ -25,13 +25,15 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     | `stages`  | depth of the K/V shared-memory pipeline (2 = double buffer) |
     | `splits`  | KV splits (Flash-Decoding); 1 = no split (default), 0 = chosen at run time by flash-split-kv |
     | `wgmma`   | sm_90a only: each warpgroup (4 warps) runs its 64 rows' two GEMMs as `wgmma.mma_async` (S from shared memory, P from registers) instead of `mma.sync`; needs block_m = 16 * warps |
+    | `producer` | with `wgmma`: one more warpgroup only loads K/V (FA3's warp specialization) into an mbarrier full/empty ring, so the `warps` consumer warps never wait on each other; it gives its registers to them (`setmaxnreg`) |
 
     Example: `#flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>`
   }];
   let parameters = (ins "int64_t":$blockM, "int64_t":$blockN,
                         "int64_t":$numWarps, "int64_t":$numStages,
                         DefaultValuedParameter<"int64_t", "1">:$numSplits,
-                        DefaultValuedParameter<"bool", "false">:$wgmma);
+                        DefaultValuedParameter<"bool", "false">:$wgmma,
+                        DefaultValuedParameter<"bool", "false">:$producer);
   // `<block_m = .., block_n = .., warps = .., stages = ..` then the
   // optional `, splits = N` and `, wgmma = true` (custom: two optional
   // groups that both start with `,` cannot be told apart by the generated

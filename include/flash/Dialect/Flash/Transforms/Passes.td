@@ -241,6 +241,12 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
     with P from registers and V read MN-major), the tiles use wgmma's
     128-byte-swizzle canonical layout, and landed `cp.async` writes are
     fenced into the async proxy before each iteration's barrier.
+    With `producer = true` as well, one more warpgroup only loads K/V
+    (FA3's warp specialization): an mbarrier full/empty ring per stage
+    replaces the per-iteration barrier, the consumers synchronise among
+    themselves with a named barrier, and `setmaxnreg` moves the producer's
+    registers to the consumers (`.minnctapersm 1` so ptxas knows the count
+    at entry).
 
     The host function gets `llvm.emit_c_interface` and an exported
     `<func>_flash_abi` string describing the compiled kernel for the runtime.
