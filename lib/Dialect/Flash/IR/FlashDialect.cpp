@@ -81,6 +81,16 @@ void ConfigAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+int64_t ConfigAttr::getRowPitch(int64_t headDim) {
+  return headDim <= 32 ? headDim : (headDim + 63) / 64 * 64;
+}
+
+int64_t ConfigAttr::getKernelSharedMemoryBytes(int64_t headDim) const {
+  int64_t pitch = getRowPitch(headDim);
+  return (getBlockM() * pitch + 2 * getNumStages() * getBlockN() * pitch) * 2 +
+         (getWgmma() ? 1024 : 0) + (getProducer() ? 2 * getNumStages() * 8 : 0);
+}
+
 LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN,
                                  int64_t numWarps, int64_t numStages,

@@ -77,11 +77,10 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         } else {
           blockM = 128, blockN = 64, warps = 8;
         }
-        // + 1 KiB: the kernel aligns its shared memory up to 1024 bytes.
-        int64_t need = smemBytes(blockM, blockN, s.headDim, s.headDimV, stages,
-                                 elementBytes) +
-                       1024;
-        if (need > smemPerBlockKB * 1024)
+        auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,
+                                       stages, 1, /*wgmma=*/true,
+                                       /*producer=*/false);
+        if (planned.getKernelSharedMemoryBytes(d) > smemPerBlockKB * 1024)
           useWgmma = false, blockM = 64, blockN = 64, warps = 4;
       }
       // Decode and short chunks (static Sq <= 64, e.g. after flash-fold-gqa):

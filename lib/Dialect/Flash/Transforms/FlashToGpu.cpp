@@ -184,7 +184,8 @@ public:
   KernelEmitter(OpBuilder &b, Location loc, TiledAttention &t,
                 gpu::GPUFuncOp func, ConfigAttr config, Type eltType,
                 int64_t headDim)
-      : b(b), loc(loc), t(t), func(func), elt(eltType), d(headDim),
+      : b(b), loc(loc), t(t), func(func), config(config), elt(eltType),
+        d(headDim),
         bm(config.getBlockM()), bn(config.getBlockN()),
         warps(config.getNumWarps()), stages(config.getNumStages()),
         wg(config.getWgmma()) {
@@ -192,7 +193,7 @@ public:
     ws = config.getProducer();
     cpThreads = threads;
     mTiles = bm / (16 * warps);
-    pitch = rowPitch(headDim);
+    pitch = ConfigAttr::getRowPitch(headDim);
     f32 = b.getF32Type();
     i32 = b.getI32Type();
     ctx = b.getContext();
@@ -206,20 +207,9 @@ public:
   /// loop the thread id, memref accesses global loads and stores.
   LogicalResult emitCombine(SmallVectorImpl<Value> &hostArgs);
 
-  /// wgmma reads shared memory through 1024-byte swizzle atoms: the base
-  /// is aligned up at run time, hence the extra 1 KiB.
-  int64_t smemBytes() const {
-    return (bm * pitch + 2 * stages * bn * pitch) * 2 + (wg ? 1024 : 0) +
-           (ws ? 2 * stages * 8 : 0);
-  }
+  int64_t smemBytes() const { return config.getKernelSharedMemoryBytes(d); }
   /// Threads per program: the consumers plus the producer warpgroup.
   int64_t launchThreads() const { return threads + (ws ? 128 : 0); }
-  /// Elements per shared-memory row of a head dim: whole 128-byte rows
-  /// (8 chunks) above 32, so that the XOR swizzle stays inside the row
-  /// (head dim 96 is laid out as 128).
-  static int64_t rowPitch(int64_t headDim) {
-    return headDim <= 32 ? headDim : (headDim + 63) / 64 * 64;
-  }
 
 private:
   // --- Values from flash-tile's IR ---------------------------------------
@@ -406,10 +396,11 @@ private:
   Location loc;
   TiledAttention &t;
   gpu::GPUFuncOp func;
+  ConfigAttr config;
   Type elt, f32, i32;
   MLIRContext *ctx;
   int64_t d, bm, bn, warps, stages, threads, mTiles;
-  /// Shared-memory row pitch in elements (rowPitch(d)).
+  /// Shared-memory row pitch in elements (ConfigAttr::getRowPitch(d)).
   int64_t pitch;
   /// Warpgroup MMA (sm_90a): one m-tile per warp, 4 warps per 64 rows.
   bool wg;
@@ -1041,6 +1032,13 @@ void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
       anyBlock,
       add(arith::DivSIOp::create(b, loc, sub(firstCol, lastCol), c(bn)), c(1)),
       c(0));
+  // A block is published once this thread's copies of it landed (at most
+  // `pending` later groups in flight) and are fenced into the async proxy.
+  auto publish = [&](int64_t pending, Value block) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+    fenceAsyncProxy();
+    arriveOn(mbarrier(true, arith::RemUIOp::create(b, loc, block, c(stages))));
+  };
   // (stage, round): block i goes to stage i % stages in round i / stages.
   auto loop = scf::ForOp::create(b, loc, c(0), blocks, c(1), ValueRange{});
   {
@@ -1061,27 +1059,18 @@ void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
     }
     emitKVCopy(sub(firstCol, mul(i, c(bn))), stage);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    // The previous block has landed (this one may still be in flight):
-    // fence it into the async proxy, then publish it.
+    // The previous block (this one may still be in flight).
     auto prev = scf::IfOp::create(
         b, loc, cmp(arith::CmpIPredicate::uge, i, c(1)), false);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&prev.getThenRegion().front());
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);
-      fenceAsyncProxy();
-      Value prevStage = arith::RemUIOp::create(b, loc, sub(i, c(1)), c(stages));
-      arriveOn(mbarrier(true, prevStage));
-    }
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&prev.getThenRegion().front());
+    publish(1, sub(i, c(1)));
   }
   auto last = scf::IfOp::create(
       b, loc, cmp(arith::CmpIPredicate::sgt, blocks, c(0)), false);
-  OpBuilder::InsertionGuard g2(b);
+  OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&last.getThenRegion().front());
-  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-  fenceAsyncProxy();
-  arriveOn(mbarrier(
-      true, arith::RemUIOp::create(b, loc, sub(blocks, c(1)), c(stages))));
+  publish(0, sub(blocks, c(1)));
 }
 
 /// O = acc / l (0 for a row that saw no key), LSE = m * c + log l (-inf).
@@ -1728,9 +1717,7 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: ")
            << threads << " threads cannot split the " << bm << "/" << bn
            << " x " << headDim << " tiles into whole 16-byte copies";
-  int64_t pitch = KernelEmitter::rowPitch(headDim);
-  int64_t smem = (bm * pitch + 2 * planned.getNumStages() * bn * pitch) * 2 +
-                 (planned.getWgmma() ? 1024 : 0);
+  int64_t smem = planned.getKernelSharedMemoryBytes(headDim);
   if (smem > smemLimitKB * 1024)
     return anchor->emitOpError("flash-to-gpu: the tiles need ")
            << smem << " bytes of shared memory, over the target's "

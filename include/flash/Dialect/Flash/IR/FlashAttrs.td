@@ -40,6 +40,16 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
   // parser).
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Elements per shared-memory row of the GPU kernel for `headDim`:
+    /// whole 128-byte rows above 32, so that the XOR swizzle stays inside
+    /// the row (head dim 96 is laid out as 128).
+    static int64_t getRowPitch(int64_t headDim);
+    /// Dynamic shared memory of the GPU kernel (16-bit elements): Q and
+    /// `stages` K and V blocks at getRowPitch, the 1 KiB a wgmma kernel
+    /// needs to align its base to 1024 bytes, the producer's mbarriers.
+    int64_t getKernelSharedMemoryBytes(int64_t headDim) const;
+  }];
 }
 
 #endif // FLASH_DIALECT_FLASH_IR_FLASHATTRS_TD
