@@ -27,22 +27,10 @@ using namespace flashrt;
 
 namespace {
 
-/// MLIR's ranked memref descriptors, as `_mlir_ciface_` functions take them.
-struct MemRef4 {
+/// MLIR's ranked memref descriptor, as `_mlir_ciface_` functions take it.
+template <int Rank> struct MemRef {
   void *allocated, *aligned;
-  int64_t offset, sizes[4], strides[4];
-};
-struct MemRef3 {
-  void *allocated, *aligned;
-  int64_t offset, sizes[3], strides[3];
-};
-struct MemRef2 {
-  void *allocated, *aligned;
-  int64_t offset, sizes[2], strides[2];
-};
-struct MemRef1 {
-  void *allocated, *aligned;
-  int64_t offset, sizes[1], strides[1];
+  int64_t offset, sizes[Rank], strides[Rank];
 };
 /// Entries take descriptor pointers: Q, K, V, [kv_lens], [block_table], O,
 /// [LSE]; 4 to 7 of them.
@@ -358,8 +346,8 @@ int checkDeviceMemory(Arg *args) {
   return FLASHRT_OK;
 }
 
-template <typename M, int N> M descriptor(const flashrt_tensor &t) {
-  M m;
+template <int N> MemRef<N> descriptor(const flashrt_tensor &t) {
+  MemRef<N> m;
   m.allocated = m.aligned = t.data;
   m.offset = 0;
   std::copy(t.sizes, t.sizes + N, m.sizes);
@@ -370,10 +358,10 @@ template <typename M, int N> M descriptor(const flashrt_tensor &t) {
 /// A validated call, ready to run as often as needed.
 struct Call {
   flashrt_kernel *k;
-  MemRef4 q, kk, v, o;
-  MemRef3 lse;
-  MemRef1 lens;
-  MemRef2 table;
+  MemRef<4> q, kk, v, o;
+  MemRef<3> lse;
+  MemRef<1> lens;
+  MemRef<2> table;
   bool empty = false;
 
   /// Runs the entry; returns the first error its mgpu* calls recorded.
@@ -465,16 +453,16 @@ int prepare(flashrt_kernel *k, const flashrt_tensor *q,
     if (int rc = checkDeviceMemory(args))
       return rc;
   call.k = k;
-  call.q = descriptor<MemRef4, 4>(*q);
-  call.kk = descriptor<MemRef4, 4>(*kk);
-  call.v = descriptor<MemRef4, 4>(*v);
-  call.o = descriptor<MemRef4, 4>(*o);
+  call.q = descriptor<4>(*q);
+  call.kk = descriptor<4>(*kk);
+  call.v = descriptor<4>(*v);
+  call.o = descriptor<4>(*o);
   if (lse)
-    call.lse = descriptor<MemRef3, 3>(*lse);
+    call.lse = descriptor<3>(*lse);
   if (lens)
-    call.lens = descriptor<MemRef1, 1>(*lens);
+    call.lens = descriptor<1>(*lens);
   if (table)
-    call.table = descriptor<MemRef2, 2>(*table);
+    call.table = descriptor<2>(*table);
   return FLASHRT_OK;
 }
 

@@ -30,6 +30,12 @@ void mgpuMemFree(void *, void *);
 
 namespace {
 
+/// The memref descriptor the fake artifact's entries take and record.
+template <int Rank> struct MemRef {
+  void *allocated, *aligned;
+  int64_t offset, sizes[Rank], strides[Rank];
+};
+
 std::string lastError() { return flashrt_last_error(); }
 
 FakeCudaState &fake() {
@@ -194,11 +200,7 @@ TEST_F(FakeDriver, DescriptorsAndResults) {
   bshd.bshd = true;
   setUp(bshd);
   ASSERT_EQ(run(), FLASHRT_OK) << lastError();
-  struct MemRef4 {
-    void *allocated, *aligned;
-    int64_t offset, sizes[4], strides[4];
-  };
-  const MemRef4 &d = *artifactSymbol<MemRef4>("fake_last_q");
+  const MemRef<4> &d = *artifactSymbol<MemRef<4>>("fake_last_q");
   EXPECT_EQ(d.aligned, q.data);
   EXPECT_EQ(d.offset, 0);
   for (int i = 0; i < 4; ++i) {
@@ -220,22 +222,17 @@ TEST_F(FakeDriver, DescriptorsAndResults) {
 TEST_F(FakeDriver, DirectCallCreatesItsOwnStream) {
   open();
   setUp(Problem());
-  struct MemRef4 {
-    void *allocated, *aligned;
-    int64_t offset, sizes[4], strides[4];
-  } d[4];
-  struct MemRef3 {
-    void *allocated, *aligned;
-    int64_t offset, sizes[3], strides[3];
-  } l = {lse.data, lse.data, 0, {2, 4, 33}, {132, 33, 1}};
+  MemRef<4> d[4];
+  MemRef<3> l = {lse.data, lse.data, 0, {2, 4, 33}, {132, 33, 1}};
   const flashrt_tensor *ts[4] = {&q, &k, &v, &o};
   for (int i = 0; i < 4; ++i) {
     d[i] = {ts[i]->data, ts[i]->data, 0, {}, {}};
     std::memcpy(d[i].sizes, ts[i]->sizes, sizeof(d[i].sizes));
     std::memcpy(d[i].strides, ts[i]->strides, sizeof(d[i].strides));
   }
-  auto *entry = artifactSymbol<void(MemRef4 *, MemRef4 *, MemRef4 *, MemRef4 *,
-                                    MemRef3 *)>("_mlir_ciface_fake");
+  auto *entry = artifactSymbol<void(MemRef<4> *, MemRef<4> *, MemRef<4> *,
+                                    MemRef<4> *, MemRef<3> *)>(
+      "_mlir_ciface_fake");
   ASSERT_NE(entry, nullptr);
   entry(&d[0], &d[1], &d[2], &d[3], &l);
   EXPECT_EQ(fake().launches, 1);
@@ -397,14 +394,6 @@ flashrt_tensor i32Tensor(void *data, std::vector<int64_t> sizes) {
   return t;
 }
 
-struct MemRef1 {
-  void *allocated, *aligned;
-  int64_t offset, sizes[1], strides[1];
-};
-struct MemRef2 {
-  void *allocated, *aligned;
-  int64_t offset, sizes[2], strides[2];
-};
 
 TEST_F(FakeDriver, KvLensRun) {
   open("fake_kv");
@@ -422,7 +411,7 @@ TEST_F(FakeDriver, KvLensRun) {
             FLASHRT_OK)
       << lastError();
   EXPECT_EQ(fake().launches, 1);
-  const MemRef1 &d = *artifactSymbol<MemRef1>("fake_last_lens");
+  const MemRef<1> &d = *artifactSymbol<MemRef<1>>("fake_last_lens");
   EXPECT_EQ(d.aligned, lens.data);
   EXPECT_EQ(d.sizes[0], 2);
   EXPECT_EQ(d.strides[0], 1);
@@ -484,13 +473,13 @@ TEST_F(FakeDriver, PagedRun) {
                                  nullptr),
             FLASHRT_OK)
       << lastError();
-  const MemRef2 &t = *artifactSymbol<MemRef2>("fake_last_table");
+  const MemRef<2> &t = *artifactSymbol<MemRef<2>>("fake_last_table");
   EXPECT_EQ(t.aligned, table.data);
   EXPECT_EQ(t.sizes[0], 2);
   EXPECT_EQ(t.sizes[1], 3);
   EXPECT_EQ(t.strides[0], 3);
   EXPECT_EQ(t.strides[1], 1);
-  EXPECT_EQ(artifactSymbol<MemRef1>("fake_last_lens")->aligned, lens.data);
+  EXPECT_EQ(artifactSymbol<MemRef<1>>("fake_last_lens")->aligned, lens.data);
   std::vector<uint16_t> out(p.oBytes() / 2);
   ASSERT_EQ(flashrt_memcpy_dtoh(out.data(), o.data, p.oBytes()), FLASHRT_OK);
   for (size_t i = 0; i < out.size(); ++i)
