@@ -2,14 +2,13 @@
 
   python3 bench/tune.py --artifact TUNE.so --manifest TUNE.json [--seqlens 1024,4096,16384]
 
-TUNE.json lists [func, head_dim, causal] (scripts/gen-tune-variants.py
-writes it with the .mlir). Each entry runs in its own process, so a kernel
-that faults cannot take the others with it. Shapes are the FA2 sweep's
-(bf16, 16k tokens, model dim 2048, BSHD); every row also checks the output
-against a float32 reference with FA2's rule (error <= 2x that of torch SDPA
-in bf16 + 1e-3) after poisoning it with NaN. Timings are medians of
-CUDA-event-timed runs after warm-up (bench/common.py's method is the
-benchmark's; this is the quick one for sweeps).
+TUNE.json is the manifest `scripts/gen-variants.py --configs=...` writes
+with the .mlir (so bench/correctness.py can run the same entries). Each
+entry runs in its own process, so a kernel that faults cannot take the
+others with it. Shapes are the FA2 sweep's (bf16, 16k tokens, model dim
+2048, BSHD); every row also checks the output against a float32 reference
+with FA2's rule (error <= 2x that of torch SDPA in bf16 + 1e-3) after
+poisoning it with NaN. Timings are bench/benchmark.py's (do_bench medians).
 """
 import argparse
 import json
@@ -21,22 +20,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402  (puts python/ on sys.path)
 
 
-def median_ms(fn, n=20, reps=7):
-    import torch
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        for _ in range(n):
-            fn()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) / n)
-    times.sort()
-    return times[len(times) // 2]
+def median_ms(fn):
+    import benchmark
+    return benchmark.bench_ms(fn, warmup=25, rep=100)
 
 
 def run_one(artifact, func, d, causal, seqlens):
@@ -94,10 +80,12 @@ def main():
     seqlens = [int(x) for x in args.seqlens.split(",")]
     entries = json.load(open(args.manifest))
     if args.one:
-        func, d, causal = next(e for e in entries if e[0] == args.one)
-        sys.exit(0 if run_one(os.path.abspath(args.artifact), func, d, causal, seqlens) else 1)
+        e = next(e for e in entries if e["func"] == args.one)
+        ok = run_one(os.path.abspath(args.artifact), e["func"], int(e["head_dim"]),
+                     bool(e["causal"]), seqlens)
+        sys.exit(0 if ok else 1)
     failed = 0
-    for func, _, _ in entries:
+    for func in (e["func"] for e in entries):
         try:
             r = subprocess.run([sys.executable, __file__, "--artifact", args.artifact,
                                 "--manifest", args.manifest, "--seqlens", args.seqlens,
