@@ -353,11 +353,16 @@ def cuda_context_alive():
         return False
 
 
-def run_all(cases, loader, device="cuda", ref_device=None, guard=GUARD, floor=ATOL_FLOOR,
-            repeat=True, verbose=False, log=print):
-    """Runs `cases`; `loader(entry)` -> (kernel or None, error string)."""
-    results = []
-    checked_abi = {}
+def drive(cases, loader, prepare, run, device="cuda", verbose=False, log=print,
+          describe=lambda r: "", after=None):
+    """The case loop of this script and bench/decode.py. `loader(entry)` ->
+    (kernel or None, error string); `prepare(entry, raw_abi)` -> (semantics,
+    ABI mismatches), once per kernel; `run(kernel, semantics, case)` -> the
+    case's result. An exception fails its case (and, once the CUDA context
+    is lost, every later one); a manifest entry that disagrees with its
+    kernel's ABI fails every case of that kernel. `describe(result)` adds to
+    a failure's log line, `after(case)` runs after each case."""
+    results, prepared = [], {}
     dead_context = None
     for c in cases:
         key = (c.entry["path"], c.entry["func"])
@@ -370,33 +375,44 @@ def run_all(cases, loader, device="cuda", ref_device=None, guard=GUARD, floor=AT
         if kern is None:
             r = c.as_dict()
             r.update(ok=False, why=f"kernel did not load: {err}")
-            results.append(r)
-            log(f"FAIL #{c.idx} {c.name} seed={c.seed}: {r['why']}")
-            continue
-        raw_abi = getattr(kern, "abi", None) or {}
-        abi = common.entry_abi(c.entry, raw_abi)
-        if key not in checked_abi:
-            checked_abi[key] = common.abi_mismatch(c.entry, raw_abi)
-        mism = checked_abi[key]
-        try:
-            r = run_case(kern, abi, c, device=device, ref_device=ref_device, guard=guard,
-                         floor=floor, repeat=repeat)
-        except Exception as ex:  # noqa: BLE001
-            r = c.as_dict()
-            r.update(ok=False, why=f"raised {type(ex).__name__}: {str(ex).splitlines()[0] if str(ex) else ''}")
-            if verbose:
-                traceback.print_exc()
-            if device != "cpu" and not cuda_context_alive():
-                dead_context = f"after case #{c.idx}"
-        if mism:
-            r["ok"] = False
-            r["why"] = "; ".join(filter(None, [r.get("why"), "manifest/ABI mismatch: " + ", ".join(mism)]))
+        else:
+            if key not in prepared:
+                prepared[key] = prepare(c.entry, getattr(kern, "abi", None) or {})
+            sem, mism = prepared[key]
+            try:
+                r = run(kern, sem, c)
+            except Exception as ex:  # noqa: BLE001
+                r = c.as_dict()
+                msg = str(ex).splitlines()[0] if str(ex) else ""
+                r.update(ok=False, why=f"raised {type(ex).__name__}: {msg}")
+                if verbose:
+                    traceback.print_exc()
+                if device != "cpu" and not cuda_context_alive():
+                    dead_context = f"after case #{c.idx}"
+            if mism:
+                r["ok"] = False
+                r["why"] = "; ".join(filter(None, [r.get("why"),
+                                                   "manifest/ABI mismatch: " + ", ".join(mism)]))
         results.append(r)
         if not r["ok"]:
-            log(f"FAIL #{c.idx} {c.name} seed={c.seed}: {r['why']}")
+            log(f"FAIL #{c.idx} {c.name} seed={c.seed}{describe(r)}: {r['why']}")
         elif verbose:
             log(f"ok   #{c.idx} {c.name} err={fmt(r.get('err'))} tol={fmt(r.get('tol'))}")
+        if after:
+            after(c)
     return results
+
+
+def run_all(cases, loader, device="cuda", ref_device=None, guard=GUARD, floor=ATOL_FLOOR,
+            repeat=True, verbose=False, log=print):
+    """Runs `cases`; `loader(entry)` -> (kernel or None, error string)."""
+    def prepare(entry, raw_abi):
+        return common.entry_abi(entry, raw_abi), common.abi_mismatch(entry, raw_abi)
+
+    def run(kern, abi, c):
+        return run_case(kern, abi, c, device=device, ref_device=ref_device, guard=guard,
+                        floor=floor, repeat=repeat)
+    return drive(cases, loader, prepare, run, device=device, verbose=verbose, log=log)
 
 
 def check_written_and_repeatable(out, lse, call, repeat, why):

@@ -388,48 +388,18 @@ def run_case(kernel, sem, case, device="cuda", guard=GUARD, floor=C.ATOL_FLOOR, 
 
 def run_correctness(cases, loader, device="cuda", repeat=True, verbose=False, log=print):
     import torch
-    results = []
-    sems, mism = {}, {}
-    dead_context = None
-    for c in cases:
-        key = (c.entry["path"], c.entry["func"])
-        if dead_context:
-            r = c.as_dict()
-            r.update(ok=False, why=f"not run: CUDA context lost ({dead_context})")
-            results.append(r)
-            continue
-        kern, err = loader(c.entry)
-        if kern is None:
-            r = c.as_dict()
-            r.update(ok=False, why=f"kernel did not load: {err}")
-        else:
-            if key not in sems:
-                raw = getattr(kern, "abi", None) or {}
-                sems[key] = semantics(c.entry, raw)
-                mism[key] = decode_mismatch(c.entry, raw)
-            try:
-                r = run_case(kern, sems[key], c, device=device, repeat=repeat)
-            except Exception as ex:  # noqa: BLE001
-                r = c.as_dict()
-                msg = str(ex).splitlines()[0] if str(ex) else ""
-                r.update(ok=False, why=f"raised {type(ex).__name__}: {msg}")
-                if verbose:
-                    traceback.print_exc()
-                if device != "cpu" and not C.cuda_context_alive():
-                    dead_context = f"after case #{c.idx}"
-            if mism[key]:
-                r["ok"] = False
-                r["why"] = "; ".join(filter(None, [r.get("why"),
-                                                   "manifest/ABI mismatch: " + ", ".join(mism[key])]))
-        results.append(r)
-        if not r["ok"]:
-            lens = f" lens={r['lens']}" if "lens" in r else ""
-            log(f"FAIL #{c.idx} {c.name} seed={c.seed}{lens}: {r['why']}")
-        elif verbose:
-            log(f"ok   #{c.idx} {c.name} err={C.fmt(r.get('err'))} tol={C.fmt(r.get('tol'))}")
+
+    def run(kern, sem, c):
+        return run_case(kern, sem, c, device=device, repeat=repeat)
+
+    def after(c):
         if device != "cpu" and c.batch * c.cap >= 16 * 32768:
             torch.cuda.empty_cache()
-    return results
+    return C.drive(cases, loader,
+                   lambda e, raw: (semantics(e, raw), decode_mismatch(e, raw)), run,
+                   device=device, verbose=verbose, log=log,
+                   describe=lambda r: f" lens={r['lens']}" if "lens" in r else "",
+                   after=after)
 
 
 def summarize(results, log=print):
