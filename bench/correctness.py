@@ -258,24 +258,9 @@ def run_case(kernel, abi, case, device="cuda", ref_device=None, guard=GUARD,
     lshape = (case.batch, case.hq, case.sq)
 
     def call():
-        out, oflat = poisoned(oshape, case.layout, dt, device, guard)
-        lse = lflat = None
-        if abi["lse"]:
-            lse, lflat = poisoned(lshape, "bhsd", torch.float32, device, guard)
-        ret = kernel(q, k, v, out=out, lse=lse)
-        if device != "cpu":
-            torch.cuda.synchronize()
-        if isinstance(ret, tuple) and len(ret) == 2:
-            ro, rl = ret
-            if ro is not None and ro.data_ptr() != out.data_ptr():
-                why.append("returned O is not the out= tensor")
-            if lse is not None and rl is not None and rl.data_ptr() != lse.data_ptr():
-                why.append("returned LSE is not the lse= tensor")
-        if not guards_intact(oflat, guard):
-            why.append("wrote outside O (guard zone changed)")
-        if lflat is not None and not guards_intact(lflat, guard):
-            why.append("wrote outside LSE (guard zone changed)")
-        return out, lse
+        return guarded_call(lambda out, lse: kernel(q, k, v, out=out, lse=lse), oshape,
+                            lshape if abi["lse"] else None, case.layout, dt, device,
+                            guard, why)
 
     t0 = time.time()
     out, lse = call()
@@ -413,6 +398,32 @@ def run_all(cases, loader, device="cuda", ref_device=None, guard=GUARD, floor=AT
         return run_case(kern, abi, c, device=device, ref_device=ref_device, guard=guard,
                         floor=floor, repeat=repeat)
     return drive(cases, loader, prepare, run, device=device, verbose=verbose, log=log)
+
+
+def guarded_call(launch, oshape, lshape, layout, dtype, device, guard, why):
+    """Runs `launch(out, lse)` on NaN-poisoned O (in `layout`) and LSE (None
+    when `lshape` is None) with guard zones around them; appends to `why`
+    if the kernel returned other tensors than out=/lse= or wrote outside
+    them. Returns (out, lse)."""
+    import torch
+    out, oflat = poisoned(oshape, layout, dtype, device, guard)
+    lse = lflat = None
+    if lshape is not None:
+        lse, lflat = poisoned(lshape, "bhsd", torch.float32, device, guard)
+    ret = launch(out, lse)
+    if device != "cpu":
+        torch.cuda.synchronize()
+    if isinstance(ret, tuple) and len(ret) == 2:
+        ro, rl = ret
+        if ro is not None and ro.data_ptr() != out.data_ptr():
+            why.append("returned O is not the out= tensor")
+        if lse is not None and rl is not None and rl.data_ptr() != lse.data_ptr():
+            why.append("returned LSE is not the lse= tensor")
+    if not guards_intact(oflat, guard):
+        why.append("wrote outside O (guard zone changed)")
+    if lflat is not None and not guards_intact(lflat, guard):
+        why.append("wrote outside LSE (guard zone changed)")
+    return out, lse
 
 
 def check_written_and_repeatable(out, lse, call, repeat, why):

@@ -318,24 +318,9 @@ def run_case(kernel, sem, case, device="cuda", guard=GUARD, floor=C.ATOL_FLOOR, 
         extra["block_table"] = inp["block_table"]
 
     def call():
-        out, oflat = C.poisoned(oshape, case.layout, q.dtype, device, guard)
-        lse = lflat = None
-        if sem["lse"]:
-            lse, lflat = C.poisoned(lshape, "bhsd", torch.float32, device, guard)
-        ret = kernel(q, inp["k"], inp["v"], out=out, lse=lse, **extra)
-        if device != "cpu":
-            torch.cuda.synchronize()
-        if isinstance(ret, tuple) and len(ret) == 2:
-            ro, rl = ret
-            if ro is not None and ro.data_ptr() != out.data_ptr():
-                why.append("returned O is not the out= tensor")
-            if lse is not None and rl is not None and rl.data_ptr() != lse.data_ptr():
-                why.append("returned LSE is not the lse= tensor")
-        if not C.guards_intact(oflat, guard):
-            why.append("wrote outside O (guard zone changed)")
-        if lflat is not None and not C.guards_intact(lflat, guard):
-            why.append("wrote outside LSE (guard zone changed)")
-        return out, lse
+        return C.guarded_call(
+            lambda out, lse: kernel(q, inp["k"], inp["v"], out=out, lse=lse, **extra),
+            oshape, lshape if sem["lse"] else None, case.layout, q.dtype, device, guard, why)
 
     out, lse = call()
     nan_o = C.check_written_and_repeatable(out, lse, call, repeat, why)
