@@ -19,6 +19,13 @@ config.test_exec_root = os.path.join(config.flash_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%flash_src_root", config.flash_src_root))
 config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
+# The flash passes with an embedder's cleanups after each one (the tail
+# re-runs the named pipeline, whose flash stages then have nothing to do).
+_cleanups = ",".join(p + ",canonicalize,cse" for p in [
+    "flash-fold-gqa", "flash-plan", "flash-split-kv", "flash-tile",
+    "flash-online-softmax", "flash-tile-to-scf"])
+config.substitutions.append(
+    ("%cleanups", "builtin.module(" + _cleanups + ",flash-lower-to-cpu)"))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -8,6 +8,7 @@
 #ifndef FLASH_INITALLFLASH_H
 #define FLASH_INITALLFLASH_H
 
+#include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/IR/FlashDialect.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -19,7 +20,10 @@ inline void registerAllFlashDialects(DialectRegistry &registry) {
 }
 
 /// Registers the flash passes and named pipelines.
-inline void registerAllFlashPasses() { registerFlashPassesAndPipelines(); }
+inline void registerAllFlashPasses() {
+  registerFlashConversionPasses();
+  registerFlashPassesAndPipelines();
+}
 
 } // namespace mlir::flash
 

@@ -17,14 +17,15 @@
 // TILE-LABEL: func.func @fixed
 // The partial grid gains the split axis (its bound is O_part's dim 0);
 // every KV range is clipped to the split's run of blocks.
-// TILE:       scf.parallel (%{{.*}}, %{{.*}}, %{{.*}}, %[[S:.*]]) = {{.*}} to ({{.*}}, {{.*}}, {{.*}}, %[[NS:.*]]) step
+// TILE:       flash.grid (%{{.*}}, %[[H:.*]], %[[B:.*]], %[[S:.*]]) in ({{.*}}, {{.*}}, {{.*}}, %[[NS:.*]]) attributes {config = #flash.config<{{.*}}splits = 3>}
 // TILE:         %[[PER:.*]] = arith.ceildivsi %{{.*}}, %[[NS]]
 // TILE:         arith.muli %[[S]], %[[PER]]
 // TILE:         flash.tile_update {{.*}} {causal, masked
 // TILE:         flash.tile_finalize {{.*}} -> tensor<16x64xf32>, tensor<16xf32>
-// TILE:         memref.subview {{.*}} to memref<{{.*}}x64xf32
+// The partial outputs are written at (split, batch, head, row).
+// TILE:         flash.tile_store %{{.*}}, %{{.*}}[%[[S]], %[[B]], %[[H]], %{{.*}}] rows %{{.*}} : tensor<16x64xf32> -> memref<3x?x?x?x64xf32>
 // The combine grid: (row, head, batch) with the head-dim loop inside.
-// TILE:       scf.parallel {{.*}} {
+// TILE:       flash.grid ({{.*}}) in ({{.*}}) attributes {combine} {
 // TILE:         scf.for {{.*}} -> (f32)
 // TILE:           arith.maxnumf
 // TILE:         math.log
@@ -33,7 +34,7 @@
 // TILE:           math.exp
 // TILE:           math.fma
 // TILE:           arith.truncf {{.*}} f32 to f16
-// TILE:       } {flash.combine}
+// TILE:       }
 func.func @fixed(%q: !t, %k: !t, %v: !t, %o: !t, %lse: !l) {
   flash.attention ins(%q, %k, %v : !t, !t, !t) outs(%o, %lse : !t, !l)
       {causal, config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 3>}

@@ -9,7 +9,7 @@
 !K = memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>
 
 // CHECK-LABEL: func.func @causal
-// CHECK-SAME: (%[[Q:.+]]: memref<{{.+}}>, %[[K:.+]]: memref<{{.+}}>, %[[V:.+]]: memref<{{.+}}>, %[[O:.+]]: memref<{{.+}}>, %[[LSE:.+]]: memref<?x?x?xf32>)
+// CHECK-SAME: (%[[Q:[^:]+]]: memref<{{.+}}>, %[[K:[^:]+]]: memref<{{.+}}>, %[[V:[^:]+]]: memref<{{.+}}>, %[[O:[^:]+]]: memref<{{.+}}>, %[[LSE:[^:]+]]: memref<?x?x?xf32>)
 // CHECK-DAG: %[[NINF:.+]] = arith.constant 0xFF800000 : f32
 // CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
 // CHECK-DAG: %[[C3:.+]] = arith.constant 3 : index
@@ -20,15 +20,13 @@
 // CHECK-DAG: %[[HKV:.+]] = memref.dim %[[K]], %c1
 // CHECK-DAG: %[[GROUP:.+]] = arith.divui %[[HQ]], %[[HKV]]
 // CHECK-DAG: %[[NMB:.+]] = arith.ceildivsi %[[SQ]], %c64
-// The grid: (m block, head, batch).
-// CHECK: scf.parallel (%[[MB:.+]], %[[H:.+]], %[[BI:.+]]) = (%c0, %c0, %c0) to (%[[NMB]], %[[HQ]], %[[B]])
+// The grid: (m block, head, batch), an op with its verified config.
+// CHECK: flash.grid (%[[MB:.+]], %[[H:.+]], %[[BI:.+]]) in (%[[NMB]], %[[HQ]], %[[B]]) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>}
 // GQA: KV head = h / (Hq / Hkv).
 // CHECK: %[[KVH:.+]] = arith.divui %[[H]], %[[GROUP]]
 // CHECK: %[[ROW0:.+]] = arith.muli %[[MB]], %c64
-// The Q block is read once, zero-padded to 64 rows.
-// CHECK: memref.subview %[[Q]][%[[BI]], %[[H]], %[[ROW0]], 0] [1, 1, %[[ROWS:.+]], 64]
-// CHECK: tensor.pad
-// CHECK: } : tensor<?x64xf32> to tensor<64x64xf32>
+// The Q block is read once (zero-padded to 64 rows past Sq).
+// CHECK: %[[QT:.+]] = flash.tile_load %[[Q]][%[[BI]], %[[H]], %[[ROW0]]] limit %[[SQ]] : {{.+}} -> tensor<64x64xf32>
 // State: acc = 0, m = -inf, l = 0.
 // CHECK: %[[M0:.+]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.+}} : tensor<64xf32>)
 // Causal upper bound clipped at the diagonal: min(Sk, row0 + (Sk - Sq) + BM).
@@ -38,32 +36,28 @@
 // CHECK: %[[HI:.+]] = arith.minsi %[[SK]], %[[HI0]]
 // CHECK: %[[NMAX0:.+]] = arith.ceildivsi %[[HI]], %[[C32]]
 // CHECK: %[[NMAX:.+]] = arith.maxsi %[[NMAX0]], %c0
-// The masked band: the last 3 blocks below the clipped bound.
+// The masked band: the last 3 blocks below the clipped bound, right to left.
 // CHECK: %[[NMIN:.+]] = arith.minsi %[[NMAX]], %c0
 // CHECK: %[[R0:.+]] = arith.subi %[[NMAX]], %[[C3]]
 // CHECK: %[[RSTART:.+]] = arith.maxsi %[[NMIN]], %[[R0]]
-// CHECK: %[[NMASKED:.+]] = arith.subi %[[NMAX]], %[[RSTART]]
-// CHECK: %[[MASKED:.+]]:3 = scf.for %[[IT:.+]] = %c0 to %[[NMASKED]] step %c1 iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %[[M0]], %{{.+}} = %{{.+}})
-// Right to left: block = nmax - 1 - it.
-// CHECK: %[[LAST:.+]] = arith.subi %[[NMAX]], %c1
-// CHECK: %[[BLK:.+]] = arith.subi %[[LAST]], %[[IT]]
+// CHECK: %[[MASKED:.+]]:3 = flash.kv_loop %[[BLK:.+]] = %[[RSTART]] to %[[NMAX]] reversed iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %[[M0]], %{{.+}} = %{{.+}}) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>) attributes {role = "masked_right"}
 // CHECK: %[[COL0:.+]] = arith.muli %[[BLK]], %[[C32]]
-// CHECK: memref.subview %[[K]][%[[BI]], %[[KVH]], %[[COL0]], 0]
+// CHECK: flash.tile_load %[[K]][%[[BI]], %[[KVH]], %[[COL0]]] limit %[[SK]] : {{.+}} -> tensor<32x64xf32>
+// CHECK: flash.tile_load %[[V]][%[[BI]], %[[KVH]], %[[COL0]]] limit %[[SK]]
 // CHECK: flash.tile_update {{.+}} at(%[[ROW0]], %[[COL0]]) bounds(%[[SQ]], %[[SK]]) {causal, masked, scale = 1.250000e-01 : f32}
-// CHECK: } {flash.kv_loop = "masked_right"}
+// CHECK: flash.yield
 // The main loop: blocks [nMin, rStart), no mask.
-// CHECK: %[[MAIN:.+]]:3 = scf.for %{{.+}} = %c0 to %{{.+}} step %c1 iter_args(%{{.+}} = %[[MASKED]]#0, %{{.+}} = %[[MASKED]]#1, %{{.+}} = %[[MASKED]]#2)
+// CHECK: %[[MAIN:.+]]:3 = flash.kv_loop %{{.+}} = %[[NMIN]] to %[[RSTART]] reversed iter_args(%{{.+}} = %[[MASKED]]#0, %{{.+}} = %[[MASKED]]#1, %{{.+}} = %[[MASKED]]#2) -> ({{.+}}) attributes {role = "main"}
 // CHECK-NOT: masked
 // CHECK: flash.tile_update {{.+}} {causal, scale = 1.250000e-01 : f32}
 // CHECK-NOT: masked
-// CHECK: } {flash.kv_loop = "main"}
+// CHECK: flash.yield
 // Epilogue, and only the rows that exist are stored.
 // CHECK: %[[OUT:.+]], %[[OLSE:.+]] = flash.tile_finalize %[[MAIN]]#0, %[[MAIN]]#1, %[[MAIN]]#2 {scale = 1.250000e-01 : f32}
-// CHECK: %[[OVIEW:.+]] = memref.subview %[[O]][%[[BI]], %[[H]], %[[ROW0]], 0] [1, 1, %[[ROWS]], 64]
-// CHECK: %[[OSLICE:.+]] = tensor.extract_slice %[[OUT]][0, 0] [%[[ROWS]], 64] [1, 1]
-// CHECK: bufferization.materialize_in_destination %[[OSLICE]] in restrict writable %[[OVIEW]]
-// CHECK: memref.subview %[[LSE]][%[[BI]], %[[H]], %[[ROW0]]] [1, 1, %[[ROWS]]]
-// CHECK: tensor.extract_slice %[[OLSE]][0] [%[[ROWS]]] [1]
+// CHECK: %[[TAIL:.+]] = arith.subi %[[SQ]], %[[ROW0]]
+// CHECK: %[[ROWS:.+]] = arith.minsi %[[TAIL]], %c64
+// CHECK: flash.tile_store %[[OUT]], %[[O]][%[[BI]], %[[H]], %[[ROW0]]] rows %[[ROWS]] : tensor<64x64xf32> -> memref<{{.+}}>
+// CHECK: flash.tile_store %[[OLSE]], %[[LSE]][%[[BI]], %[[H]], %[[ROW0]]] rows %[[ROWS]] : tensor<64xf32> -> memref<?x?x?xf32>
 // CHECK-NOT: flash.attention
 func.func @causal(%q: !Q, %k: !K, %v: !K, %o: !Q, %lse: memref<?x?x?xf32>) {
   flash.attention ins(%q, %k, %v : !Q, !K, !K) outs(%o, %lse : !Q, memref<?x?x?xf32>)
@@ -78,17 +72,17 @@ func.func @causal(%q: !Q, %k: !K, %v: !K, %o: !Q, %lse: memref<?x?x?xf32>) {
 // clipped, and the left edge gets its own masked loop.
 
 // CHECK-LABEL: func.func @window
-// CHECK: scf.parallel
+// CHECK: flash.grid
 // CHECK: arith.minsi
 // CHECK: arith.ceildivsi
 // Left bound: max(0, row0 + off - 100), in blocks.
 // CHECK: %[[LO0:.+]] = arith.subi %{{.+}}, %c100
 // CHECK: %[[LO:.+]] = arith.maxsi %[[LO0]], %c0
 // CHECK: arith.floordivsi %[[LO]], %c32
-// CHECK: {flash.kv_loop = "masked_right"}
-// CHECK: {flash.kv_loop = "main"}
+// CHECK: attributes {role = "masked_right"}
+// CHECK: attributes {role = "main"}
+// CHECK: attributes {role = "masked_left"}
 // CHECK: flash.tile_update {{.+}} {masked, scale = 1.250000e-01 : f32, window = array<i64: 100, 20>}
-// CHECK: {flash.kv_loop = "masked_left"}
 func.func @window(%q: memref<2x4x?x64xf32>, %k: memref<2x4x?x64xf32>, %v: memref<2x4x?x64xf32>, %o: memref<2x4x?x64xf32>) {
   flash.attention ins(%q, %k, %v : memref<2x4x?x64xf32>, memref<2x4x?x64xf32>, memref<2x4x?x64xf32>) outs(%o : memref<2x4x?x64xf32>)
       {window = array<i64: 100, 20>, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>}
@@ -113,8 +107,7 @@ func.func @ragged(%q: memref<1x1x?x64xf32>, %k: memref<1x1x?x64xf32>, %v: memref
 // which min(2, n) are on the diagonal band: 7 masked, 3 unmasked per
 // (batch, head), times 2 x 2.
 // CHECK-LABEL: func.func @counts
-// CHECK: scf.parallel
-// CHECK: } {flash.config = #flash.config<{{.*}}>, flash.masked_iterations = 28 : i64, flash.unmasked_iterations = 12 : i64}
+// CHECK: flash.grid {{.+}} attributes {config = #flash.config<{{.*}}>, masked_iterations = 28 : i64, unmasked_iterations = 12 : i64}
 func.func @counts(%q: memref<2x2x256x64xf32>, %k: memref<2x2x256x64xf32>, %v: memref<2x2x256x64xf32>, %o: memref<2x2x256x64xf32>) {
   flash.attention ins(%q, %k, %v : memref<2x2x256x64xf32>, memref<2x2x256x64xf32>, memref<2x2x256x64xf32>) outs(%o : memref<2x2x256x64xf32>)
       {causal, config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
@@ -126,7 +119,7 @@ func.func @counts(%q: memref<2x2x256x64xf32>, %k: memref<2x2x256x64xf32>, %v: me
 // Non-causal 128 x 100 over 2 batches x 3 heads, BM = BN = 64: per row
 // block one full block and one ragged (masked) one: 2 x 2 x 6 = 12 / 12.
 // CHECK-LABEL: func.func @counts_ragged
-// CHECK: } {flash.config = #flash.config<{{.*}}>, flash.masked_iterations = 12 : i64, flash.unmasked_iterations = 12 : i64}
+// CHECK: flash.grid {{.+}} attributes {config = #flash.config<{{.*}}>, masked_iterations = 12 : i64, unmasked_iterations = 12 : i64}
 func.func @counts_ragged(%q: memref<2x3x128x64xf32>, %k: memref<2x3x100x64xf32>, %v: memref<2x3x100x64xf32>, %o: memref<2x3x128x64xf32>) {
   flash.attention ins(%q, %k, %v : memref<2x3x128x64xf32>, memref<2x3x100x64xf32>, memref<2x3x100x64xf32>) outs(%o : memref<2x3x128x64xf32>)
       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
@@ -139,7 +132,7 @@ func.func @counts_ragged(%q: memref<2x3x128x64xf32>, %k: memref<2x3x100x64xf32>,
 // CHECK-LABEL: func.func @tensor_form
 // CHECK: bufferization.to_buffer
 // CHECK: memref.alloc
-// CHECK: scf.parallel
+// CHECK: flash.grid
 // CHECK: bufferization.to_tensor %{{.+}} restrict writable
 func.func @tensor_form(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: tensor<1x2x?x64xf32>) -> tensor<1x2x?x64xf32> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>, tensor<1x2x?x64xf32>)

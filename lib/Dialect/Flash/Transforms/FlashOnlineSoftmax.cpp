@@ -14,6 +14,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/IR/PatternMatch.h"
 
@@ -135,31 +136,12 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
     s = tb.generic(
         {}, s, {tb.id2()}, {par, par},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-          auto cst = [&](int64_t v) -> Value {
-            return arith::ConstantIndexOp::create(b, l, v);
-          };
-          auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) -> Value {
-            return arith::CmpIOp::create(b, l, p, x, y);
-          };
-          Value i = arith::AddIOp::create(b, l, row,
-                                          linalg::IndexOp::create(b, l, 0));
-          Value j = arith::AddIOp::create(b, l, col,
-                                          linalg::IndexOp::create(b, l, 1));
+          IndexBuilder ib{b, l};
+          Value i = ib.add(row, linalg::IndexOp::create(b, l, 0));
+          Value j = ib.add(col, linalg::IndexOp::create(b, l, 1));
           // Bottom-right alignment: query i's diagonal is key i + Sk - Sq.
-          Value diag = arith::AddIOp::create(
-              b, l, i, arith::SubIOp::create(b, l, seqK, seqQ));
-          Value visible = cmp(arith::CmpIPredicate::slt, j, seqK);
-          auto both = [&](Value cond) {
-            visible = arith::AndIOp::create(b, l, visible, cond);
-          };
-          if (causal)
-            both(cmp(arith::CmpIPredicate::sle, j, diag));
-          if (right >= 0)
-            both(cmp(arith::CmpIPredicate::sle, j,
-                     arith::AddIOp::create(b, l, diag, cst(right))));
-          if (left >= 0)
-            both(cmp(arith::CmpIPredicate::sge, j,
-                     arith::SubIOp::create(b, l, diag, cst(left))));
+          Value diag = diagonal(ib, i, ib.sub(seqK, seqQ));
+          Value visible = keyVisible(ib, causal, left, right, diag, j, seqK);
           Value ninf = tb.f32(-std::numeric_limits<float>::infinity());
           return arith::SelectOp::create(b, l, visible, a[0], ninf);
         });

@@ -12,8 +12,8 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Utils/TileArith.h"
 
-#include "mlir/Dialect/Tensor/Utils/Utils.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::flash {
@@ -25,209 +25,6 @@ using namespace mlir;
 using namespace mlir::flash;
 
 namespace {
-
-/// The mask of one attention as the tiling sees it: causal is a right window
-/// of 0, and each side is either bounded (>= 0) or not.
-struct MaskBounds {
-  int64_t left = -1, right = -1;
-  bool leftBounded() const { return left >= 0; }
-  bool rightBounded() const { return right >= 0; }
-
-  static MaskBounds get(AttentionOp op) {
-    MaskBounds m{op.getWindowLeft(), op.getWindowRight()};
-    if (op.getCausal())
-      m.right = m.right >= 0 ? std::min<int64_t>(m.right, 0) : 0;
-    return m;
-  }
-};
-
-/// Number of blocks in a band that may need a mask on a bounded side: the
-/// BlockM rows of a program span BlockM diagonals, which touch at most
-/// ceil(BlockM / BlockN) + 1 blocks of BlockN columns.
-int64_t bandBlocks(int64_t blockM, int64_t blockN) {
-  return (blockM + blockN - 1) / blockN + 1;
-}
-
-/// Index arithmetic on plain integers (for the static iteration counts).
-struct IntArith {
-  using V = int64_t;
-  V c(int64_t v) { return v; }
-  V add(V x, V y) { return x + y; }
-  V sub(V x, V y) { return x - y; }
-  V min(V x, V y) { return std::min(x, y); }
-  V max(V x, V y) { return std::max(x, y); }
-  V floorDiv(V x, V y) { return x >= 0 ? x / y : -((-x + y - 1) / y); }
-  V ceilDiv(V x, V y) { return -floorDiv(-x, y); }
-  /// 1 if x % y != 0, else 0.
-  V ragged(V x, V y) { return x % y != 0 ? 1 : 0; }
-};
-
-/// The same arithmetic emitted as IR, keeping the emitted bounds readable.
-struct IndexBuilder {
-  using V = Value;
-  OpBuilder &b;
-  Location loc;
-  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
-  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
-  Value ceilDiv(Value x, Value y) {
-    return arith::CeilDivSIOp::create(b, loc, x, y);
-  }
-  Value floorDiv(Value x, Value y) {
-    return arith::FloorDivSIOp::create(b, loc, x, y);
-  }
-  Value ragged(Value x, Value y) {
-    Value ne =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                              arith::RemSIOp::create(b, loc, x, y), c(0));
-    return arith::IndexCastOp::create(
-        b, loc, b.getIndexType(),
-        arith::ExtUIOp::create(b, loc, b.getI64Type(), ne));
-  }
-  Value divui(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value dim(Value shaped, int64_t i) {
-    return memref::DimOp::create(b, loc, shaped, i);
-  }
-};
-
-/// KV block ranges of one program: [nMin, lEnd) masked left edge,
-/// [lEnd, rStart) unmasked main loop, [rStart, nMax) masked right band.
-template <typename V> struct KVRanges { V nMin, lEnd, rStart, nMax; };
-
-/// The block bounds of the program whose first query row is `row0`, written
-/// once for both IntArith (static counts) and IndexBuilder (emitted IR).
-template <typename Arith>
-KVRanges<typename Arith::V> kvRanges(Arith &a, MaskBounds mask, int64_t blockM,
-                                     int64_t blockN, typename Arith::V row0,
-                                     typename Arith::V seqQ,
-                                     typename Arith::V seqK) {
-  auto off = a.sub(seqK, seqQ);
-  auto bn = a.c(blockN);
-  // Exclusive column bound of the last row: j <= row0 + BM - 1 + off + right.
-  auto hi = seqK;
-  if (mask.rightBounded())
-    hi = a.min(seqK, a.add(a.add(row0, off), a.c(blockM + mask.right)));
-  auto nMax = a.max(a.ceilDiv(hi, bn), a.c(0));
-  // First visible column of the first row: j >= row0 + off - left.
-  auto lo = a.c(0);
-  if (mask.leftBounded())
-    lo = a.max(a.c(0), a.sub(a.add(row0, off), a.c(mask.left)));
-  auto nMin = a.min(a.floorDiv(lo, bn), nMax);
-  // Right side: the diagonal band when bounded, else only a ragged last
-  // block (seq_k % BN != 0) needs a mask.
-  auto nRight = mask.rightBounded() ? a.c(bandBlocks(blockM, blockN))
-                                    : a.ragged(seqK, bn);
-  auto rStart = a.max(nMin, a.sub(nMax, nRight));
-  auto lEnd = nMin;
-  if (mask.leftBounded())
-    lEnd = a.min(a.add(nMin, a.c(bandBlocks(blockM, blockN))), rStart);
-  return {nMin, lEnd, rStart, nMax};
-}
-
-/// Reads rows [start, start + min(rows, limit - start)) of the [seq, dim]
-/// plane (b, h) of `src` as a static [rows, dim] tensor, zero-padded past
-/// the sequence end (tails are padded on chip, not by the caller).
-Value readBlock(IndexBuilder &ib, Value src, Value batch, Value head,
-                Value start, Value limit, int64_t rows) {
-  auto srcType = cast<MemRefType>(src.getType());
-  int64_t dim = srcType.getDimSize(kDimPos);
-  Value count = ib.min(ib.c(rows), ib.sub(limit, start));
-  SmallVector<OpFoldResult> offsets = {batch, head, start,
-                                       ib.b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {ib.b.getIndexAttr(1), ib.b.getIndexAttr(1),
-                                     count, ib.b.getIndexAttr(dim)};
-  SmallVector<OpFoldResult> strides(4, ib.b.getIndexAttr(1));
-  auto viewType = memref::SubViewOp::inferRankReducedResultType(
-      {ShapedType::kDynamic, dim}, srcType, offsets, sizes, strides);
-  Value view = memref::SubViewOp::create(ib.b, ib.loc, viewType, src, offsets,
-                                         sizes, strides);
-  auto dynType = RankedTensorType::get({ShapedType::kDynamic, dim},
-                                       srcType.getElementType());
-  Value tile = bufferization::ToTensorOp::create(ib.b, ib.loc, dynType, view,
-                                                 /*restrict=*/true);
-  auto staticType =
-      RankedTensorType::get({rows, dim}, srcType.getElementType());
-  Value zero = arith::ConstantOp::create(
-      ib.b, ib.loc, ib.b.getZeroAttr(srcType.getElementType()));
-  return tensor::createPadHighOp(staticType, tile, zero, /*nofold=*/false,
-                                 ib.loc, ib.b);
-}
-
-/// Paged K/V ([pages, Hkv, page_size, D]): the same [rows, dim] block,
-/// gathered through the block table. Key j = start + r of sequence `batch`
-/// is slot j % page_size of page table[batch, j / page_size]; rows at or
-/// past `limit` read key 0's slot (always mapped) and are zeroed.
-Value readPagedBlock(IndexBuilder &ib, Value src, Value table, Value batch,
-                     Value head, Value start, Value limit, int64_t rows) {
-  auto srcType = cast<MemRefType>(src.getType());
-  int64_t dim = srcType.getDimSize(kDimPos);
-  Type elt = srcType.getElementType();
-  Value pageSize = ib.dim(src, kSeqPos);
-  auto type = RankedTensorType::get({rows, dim}, elt);
-  return tensor::GenerateOp::create(
-      ib.b, ib.loc, type, ValueRange{},
-      [&](OpBuilder &nb, Location nloc, ValueRange idx) {
-        IndexBuilder lib{nb, nloc};
-        Value j = lib.add(start, idx[0]);
-        Value valid = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::slt,
-                                            j, limit);
-        Value jc = arith::SelectOp::create(nb, nloc, valid, j, lib.c(0));
-        Value entry = memref::LoadOp::create(
-            nb, nloc, table, ValueRange{batch, lib.divui(jc, pageSize)});
-        Value page = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
-                                                entry);
-        Value slot = arith::RemUIOp::create(nb, nloc, jc, pageSize);
-        Value x = memref::LoadOp::create(nb, nloc, src,
-                                         ValueRange{page, head, slot, idx[1]});
-        Value zero = arith::ConstantOp::create(nb, nloc, nb.getZeroAttr(elt));
-        tensor::YieldOp::create(
-            nb, nloc, arith::SelectOp::create(nb, nloc, valid, x, zero));
-      });
-}
-
-/// Writes the first `count` rows of the [rows, ...] tile `value` into the
-/// (b, h) plane of `dst` at row `start`.
-void writeBlock(IndexBuilder &ib, Value value, Value dst, Value batch,
-                Value head, Value start, Value count, Value split = {}) {
-  auto dstType = cast<MemRefType>(dst.getType());
-  auto tileType = cast<RankedTensorType>(value.getType());
-  bool hasDim = tileType.getRank() == 2;
-  SmallVector<OpFoldResult> offsets = {batch, head, start};
-  SmallVector<OpFoldResult> sizes = {ib.b.getIndexAttr(1), ib.b.getIndexAttr(1),
-                                     count};
-  // The partial outputs of split-KV lead with the split index.
-  if (split) {
-    offsets.insert(offsets.begin(), split);
-    sizes.insert(sizes.begin(), ib.b.getIndexAttr(1));
-  }
-  SmallVector<int64_t> sliceShape = {ShapedType::kDynamic};
-  if (hasDim) {
-    offsets.push_back(ib.b.getIndexAttr(0));
-    sizes.push_back(ib.b.getIndexAttr(tileType.getDimSize(1)));
-    sliceShape.push_back(tileType.getDimSize(1));
-  }
-  SmallVector<OpFoldResult> strides(offsets.size(), ib.b.getIndexAttr(1));
-  auto viewType = memref::SubViewOp::inferRankReducedResultType(
-      sliceShape, dstType, offsets, sizes, strides);
-  Value view = memref::SubViewOp::create(ib.b, ib.loc, viewType, dst, offsets,
-                                         sizes, strides);
-  SmallVector<OpFoldResult> sliceOffsets(tileType.getRank(),
-                                         ib.b.getIndexAttr(0));
-  SmallVector<OpFoldResult> sliceSizes = {count};
-  if (hasDim)
-    sliceSizes.push_back(ib.b.getIndexAttr(tileType.getDimSize(1)));
-  SmallVector<OpFoldResult> sliceStrides(tileType.getRank(),
-                                         ib.b.getIndexAttr(1));
-  Value slice = tensor::ExtractSliceOp::create(
-      ib.b, ib.loc,
-      RankedTensorType::get(sliceShape, tileType.getElementType()), value,
-      sliceOffsets, sliceSizes, sliceStrides);
-  bufferization::MaterializeInDestinationOp::create(
-      ib.b, ib.loc, Type(), slice, view, /*restrict=*/true, /*writable=*/true);
-}
 
 struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
   using Base::Base;
@@ -368,19 +165,16 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   SmallVector<Value> gridUb = {numMBlocks, headsQ, batch};
   if (partial)
     gridUb.push_back(ib.dim(out, 0));
-  SmallVector<Value> zeros(gridUb.size(), ib.c(0)),
-      ones(gridUb.size(), ib.c(1));
-  auto grid = scf::ParallelOp::create(rewriter, loc, zeros, gridUb, ones);
-  grid->setAttr("flash.config", config);
+  auto grid = GridOp::create(rewriter, loc, gridUb);
+  grid.setConfigAttr(config);
   // Pass statistics are compiled out of no-assert LLVM builds (Debian's),
   // so the static counts are also recorded on the grid for users and tests.
   if (iterations) {
-    grid->setAttr("flash.masked_iterations",
-                  rewriter.getI64IntegerAttr(iterations->first));
-    grid->setAttr("flash.unmasked_iterations",
-                  rewriter.getI64IntegerAttr(iterations->second));
+    grid.setMaskedIterationsAttr(rewriter.getI64IntegerAttr(iterations->first));
+    grid.setUnmaskedIterationsAttr(
+        rewriter.getI64IntegerAttr(iterations->second));
   }
-  rewriter.setInsertionPointToStart(grid.getBody());
+  rewriter.setInsertionPointToStart(&grid.getBody().front());
   Value mBlock = grid.getInductionVars()[0];
   Value head = grid.getInductionVars()[1];
   Value b = grid.getInductionVars()[2];
@@ -398,7 +192,13 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   }
 
   // The Q block stays on chip for the whole KV loop.
-  Value qBlock = readBlock(ib, q, b, head, row0, seqQ, bm);
+  auto tileOf = [&](Value src, int64_t rows) {
+    return RankedTensorType::get(
+        {rows, cast<MemRefType>(src.getType()).getDimSize(kDimPos)},
+        cast<MemRefType>(src.getType()).getElementType());
+  };
+  Value qBlock = TileLoadOp::create(rewriter, loc, tileOf(q, bm), q, b, head,
+                                    row0, seqQ, /*block_table=*/Value());
 
   // Online-softmax state: acc = 0, m = -inf, l = 0.
   auto fill = [&](RankedTensorType type, float value) -> Value {
@@ -426,31 +226,33 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
               clip(ranges.nMax)};
   }
 
-  // One KV loop over [lb, ub): block index = `reversed` ? ub - 1 - iv : iv.
+  // One KV loop over the blocks [lb, ub), right to left when `reversed`.
   auto emitLoop = [&](Value lb, Value ub, bool masked, bool reversed,
                       StringRef role) {
-    Value count = ib.sub(ub, lb);
-    auto loop = scf::ForOp::create(
-        rewriter, loc, ib.c(0), count, ib.c(1), state,
-        [&](OpBuilder &nb, Location nloc, Value iv, ValueRange args) {
-          IndexBuilder lib{nb, nloc};
-          Value block =
-              reversed ? lib.sub(lib.sub(ub, lib.c(1)), iv) : lib.add(lb, iv);
-          Value col0 = lib.mul(block, lib.c(bn));
-          Value kBlock =
-              table ? readPagedBlock(lib, k, table, b, kvHead, col0, seqK, bn)
-                    : readBlock(lib, k, b, kvHead, col0, seqK, bn);
-          Value vBlock =
-              table ? readPagedBlock(lib, v, table, b, kvHead, col0, seqK, bn)
-                    : readBlock(lib, v, b, kvHead, col0, seqK, bn);
-          auto update = TileUpdateOp::create(
-              nb, nloc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
-              vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,
-              nb.getF32FloatAttr(scale), op.getCausalAttr(), op.getWindowAttr(),
-              op.getSoftcapAttr(), masked ? nb.getUnitAttr() : UnitAttr());
-          scf::YieldOp::create(nb, nloc, update.getResults());
-        });
-    loop->setAttr("flash.kv_loop", rewriter.getStringAttr(role));
+    SmallVector<Type> stateTypes = {accType, rowType, rowType};
+    auto loop = KVLoopOp::create(rewriter, loc, stateTypes, lb, ub, state,
+                                 rewriter.getStringAttr(role),
+                                 reversed ? rewriter.getUnitAttr() : UnitAttr());
+    Block *body = new Block();
+    loop.getBody().push_back(body);
+    body->addArgument(rewriter.getIndexType(), loc);
+    for (Type t : stateTypes)
+      body->addArgument(t, loc);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(body);
+    IndexBuilder lib{rewriter, loc};
+    ValueRange args = loop.getRegionIterArgs();
+    Value col0 = lib.mul(loop.getBlockIndex(), lib.c(bn));
+    Value kBlock = TileLoadOp::create(rewriter, loc, tileOf(k, bn), k, b,
+                                      kvHead, col0, seqK, table);
+    Value vBlock = TileLoadOp::create(rewriter, loc, tileOf(v, bn), v, b,
+                                      kvHead, col0, seqK, table);
+    auto update = TileUpdateOp::create(
+        rewriter, loc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
+        vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,
+        rewriter.getF32FloatAttr(scale), op.getCausalAttr(), op.getWindowAttr(),
+        op.getSoftcapAttr(), masked ? rewriter.getUnitAttr() : UnitAttr());
+    YieldOp::create(rewriter, loc, update.getResults());
     (masked ? numMaskedLoops : numUnmaskedLoops) += 1;
     state = loop.getResults();
   };
@@ -475,9 +277,15 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       op.getSoftcapAttr());
   // Tail rows of the last block are computed but not stored.
   Value rows = ib.min(ib.c(bm), ib.sub(seqQ, row0));
-  writeBlock(ib, finalize.getOut(), out, b, head, row0, rows, split);
+  auto store = [&](Value tile, Value dest) {
+    SmallVector<Value> indices = {b, head, row0};
+    if (split)
+      indices.insert(indices.begin(), split);
+    TileStoreOp::create(rewriter, loc, tile, dest, indices, rows);
+  };
+  store(finalize.getOut(), out);
   if (lse)
-    writeBlock(ib, finalize.getLse(), lse, b, head, row0, rows, split);
+    store(finalize.getLse(), lse);
 
   rewriter.eraseOp(op);
   ++numTiled;
@@ -498,12 +306,11 @@ void FlashTilePass::tileCombine(CombineOp op) {
       rewriter.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
   Value zero = arith::ConstantOp::create(rewriter, loc,
                                          rewriter.getF32FloatAttr(0.0f));
-  auto grid = scf::ParallelOp::create(
-      rewriter, loc, ValueRange{ib.c(0), ib.c(0), ib.c(0)},
-      ValueRange{ib.dim(part, 3), ib.dim(part, 2), ib.dim(part, 1)},
-      ValueRange{ib.c(1), ib.c(1), ib.c(1)});
-  grid->setAttr("flash.combine", rewriter.getUnitAttr());
-  rewriter.setInsertionPointToStart(grid.getBody());
+  auto grid = GridOp::create(
+      rewriter, loc,
+      ValueRange{ib.dim(part, 3), ib.dim(part, 2), ib.dim(part, 1)});
+  grid.setCombine(true);
+  rewriter.setInsertionPointToStart(&grid.getBody().front());
   Value r = grid.getInductionVars()[0], h = grid.getInductionVars()[1],
         b = grid.getInductionVars()[2];
   auto overSplits = [&](Value init,

@@ -44,6 +44,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -73,13 +74,16 @@ namespace {
 FloatType b32(Type t) { return Float32Type::get(t.getContext()); }
 
 
-/// The pieces of one flash-tile grid that the kernel is built from.
+/// The pieces of one flash-tile grid that the kernel is built from: the
+/// tile-level ops themselves (flash.grid, flash.kv_loop, flash.tile_load,
+/// flash.tile_store), so nothing here depends on how flash-tile or a
+/// cleanup between the passes spelled the index arithmetic.
 struct TiledAttention {
-  scf::ParallelOp grid;
-  SmallVector<scf::ForOp> loops;
+  GridOp grid;
+  SmallVector<KVLoopOp> loops;
   SmallVector<TileUpdateOp> updates;
-  SmallVector<memref::SubViewOp> kViews, vViews;
-  memref::SubViewOp qView, oView, lseView;
+  TileLoadOp qLoad, kLoad, vLoad;
+  TileStoreOp oStore, lseStore;
   TileFinalizeOp finalize;
   /// K and V memrefs; with a block table (paged), the table and the
   /// (batch, KV head) indices the gather uses.
@@ -89,81 +93,85 @@ struct TiledAttention {
   bool partial = false;
 };
 
-/// The K or V memref (and the table) of a paged block read: flash-tile's
-/// tensor.generate gathering through the block table.
-LogicalResult matchPagedRead(Value tile, Value &src, TiledAttention &t) {
-  auto gen = tile.getDefiningOp<tensor::GenerateOp>();
-  if (!gen)
-    return failure();
-  gen.getBody().walk([&](memref::LoadOp load) {
-    if (load.getMemRefType().getRank() == 2) {
-      t.table = load.getMemRef();
-      t.tableBatch = load.getIndices()[0];
-    } else if (load.getMemRefType().getRank() == 4) {
-      src = load.getMemRef();
-      t.kvHead = load.getIndices()[1];
-    }
+/// The K/V loads of every KV loop must read the same plane of the same
+/// tensors (the kernel streams one sequence of blocks through one ring).
+static bool samePlane(TileLoadOp a, TileLoadOp b) {
+  return a.getSource() == b.getSource() && a.getBatch() == b.getBatch() &&
+         a.getHead() == b.getHead() && a.getLimit() == b.getLimit() &&
+         a.getBlockTable() == b.getBlockTable();
+}
+
+/// True when `op` has no memory effect but reads (unknown effects count).
+static bool readsAtMost(Operation *op) {
+  if (isMemoryEffectFree(op))
+    return true;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read>(e.getEffect());
   });
-  return success(src && t.table);
 }
 
-/// The memref a tile tensor was read from: pad <- to_tensor <- subview.
-memref::SubViewOp tracedView(Value tile) {
-  if (auto pad = tile.getDefiningOp<tensor::PadOp>())
-    tile = pad.getSource();
-  if (auto toTensor = tile.getDefiningOp<bufferization::ToTensorOp>())
-    return toTensor.getBuffer().getDefiningOp<memref::SubViewOp>();
-  return {};
-}
-
-/// The subview a finalize result is stored to.
-memref::SubViewOp storedView(Value result) {
-  for (Operation *user : result.getUsers())
-    if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user))
-      for (Operation *sliceUser : slice->getUsers())
-        if (auto store =
-                dyn_cast<bufferization::MaterializeInDestinationOp>(sliceUser))
-          return store.getDest().getDefiningOp<memref::SubViewOp>();
-  return {};
-}
-
-FailureOr<TiledAttention> matchGrid(scf::ParallelOp grid) {
+FailureOr<TiledAttention> matchGrid(GridOp grid) {
   TiledAttention t;
   t.grid = grid;
-  for (Operation &op : grid.getBody()->getOperations()) {
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      if (!loop->hasAttr("flash.kv_loop"))
-        return grid.emitOpError("flash-to-gpu: unexpected scf.for in the grid");
-      TileUpdateOp update;
-      loop.getBody()->walk([&](TileUpdateOp u) { update = u; });
-      if (!update)
-        return loop.emitOpError("flash-to-gpu: KV loop without tile_update");
+  for (Operation &op : grid.getBody().front().without_terminator()) {
+    if (auto loop = dyn_cast<KVLoopOp>(op)) {
+      SmallVector<TileUpdateOp> found;
+      loop.getBody().walk([&](TileUpdateOp u) { found.push_back(u); });
+      if (found.size() != 1)
+        return loop.emitOpError("flash-to-gpu: a KV loop needs exactly one "
+                                "flash.tile_update");
+      TileUpdateOp update = found.front();
+      auto kLoad = update.getKey().getDefiningOp<TileLoadOp>();
+      auto vLoad = update.getValue().getDefiningOp<TileLoadOp>();
+      if (!kLoad || !vLoad)
+        return update.emitOpError(
+            "flash-to-gpu: K and V tiles must come from flash.tile_load");
+      if (t.kLoad && (!samePlane(t.kLoad, kLoad) || !samePlane(t.vLoad, vLoad)))
+        return update.emitOpError("flash-to-gpu: every KV loop must read the "
+                                  "same K/V plane");
       t.loops.push_back(loop);
       t.updates.push_back(update);
-      if (succeeded(matchPagedRead(update.getKey(), t.kSrc, t)) &&
-          succeeded(matchPagedRead(update.getValue(), t.vSrc, t)))
-        continue;
-      t.kViews.push_back(tracedView(update.getKey()));
-      t.vViews.push_back(tracedView(update.getValue()));
-      if (!t.kViews.back() || !t.vViews.back())
-        return update.emitOpError("flash-to-gpu: K/V tiles must be read "
-                                  "from memref subviews (flash-tile's form)");
-      t.kSrc = t.kViews.front().getSource();
-      t.vSrc = t.vViews.front().getSource();
+      t.kLoad = kLoad;
+      t.vLoad = vLoad;
     } else if (auto fin = dyn_cast<TileFinalizeOp>(op)) {
       t.finalize = fin;
+    } else if (auto store = dyn_cast<TileStoreOp>(op)) {
+      Value tile = store.getTile();
+      if (!t.finalize || (tile != t.finalize.getOut() &&
+                          tile != t.finalize.getLse()))
+        return store.emitOpError(
+            "flash-to-gpu: only the epilogue's O and LSE are stored");
+      (tile == t.finalize.getOut() ? t.oStore : t.lseStore) = store;
+    } else if (!readsAtMost(&op)) {
+      // Index arithmetic is cloned into the kernel where it is used and the
+      // state's initial tiles are registers there; an op with effects of
+      // its own would be lost.
+      return op.emitOpError("flash-to-gpu: unexpected op in an attention "
+                            "grid");
     }
   }
-  if (t.loops.empty() || !t.finalize)
-    return grid.emitOpError("flash-to-gpu: not a flash-tile grid");
-  t.qView = tracedView(t.updates.front().getQuery());
-  t.oView = storedView(t.finalize.getOut());
-  if (!t.finalize.getLse().use_empty())
-    t.lseView = storedView(t.finalize.getLse());
-  if (!t.qView || !t.oView)
-    return grid.emitOpError("flash-to-gpu: Q/O blocks must be memref "
-                            "subviews (flash-tile's form)");
-  t.partial = grid.getNumLoops() == 4;
+  if (t.loops.empty() || !t.finalize || !t.oStore)
+    return grid.emitOpError("flash-to-gpu: an attention grid needs KV loops, "
+                            "a flash.tile_finalize and the store of O");
+  t.qLoad = t.updates.front().getQuery().getDefiningOp<TileLoadOp>();
+  if (!t.qLoad ||
+      llvm::any_of(t.updates, [&](TileUpdateOp u) {
+        return u.getQuery() != t.qLoad.getResult();
+      }))
+    return grid.emitOpError(
+        "flash-to-gpu: every update must read one Q tile from flash.tile_load");
+  t.kSrc = t.kLoad.getSource();
+  t.vSrc = t.vLoad.getSource();
+  if ((t.table = t.kLoad.getBlockTable())) {
+    t.tableBatch = t.kLoad.getBatch();
+    t.kvHead = t.kLoad.getHead();
+  }
+  t.partial = grid.isPartial();
   return t;
 }
 
@@ -801,20 +809,12 @@ void KernelEmitter::emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (int64_t h = 0; h < 2; ++h) {
       Value qRow = add(row0, add(warpRow(mt), add(g, c(8 * h))));
-      Value diag = add(qRow, diagShift);
+      IndexBuilder ib{b, loc};
+      Value diag = diagonal(ib, qRow, diagShift);
       for (int64_t nt = 0; nt < nTiles; ++nt)
         for (int64_t e = 0; e < 2; ++e) {
           Value j = add(col0, add(c(nt * 8 + e), mul(tq, c(2))));
-          Value visible = cmp(arith::CmpIPredicate::slt, j, seqK);
-          auto both = [&](Value cond) {
-            visible = arith::AndIOp::create(b, loc, visible, cond);
-          };
-          if (causal)
-            both(cmp(arith::CmpIPredicate::sle, j, diag));
-          if (right >= 0)
-            both(cmp(arith::CmpIPredicate::sle, j, add(diag, c(right))));
-          if (left >= 0)
-            both(cmp(arith::CmpIPredicate::sge, j, sub(diag, c(left))));
+          Value visible = keyVisible(ib, causal, left, right, diag, j, seqK);
           Value &x = s[frag(mt, nt, 2 * h + e, nTiles)];
           x = sel(visible, x, ninf);
         }
@@ -1125,7 +1125,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
         Value off = add(swizzled(localRow, c(dt), bm), mul(tq, c(4)));
         LLVM::StoreOp::create(b, loc, packed, smemPtr(off), /*alignment=*/4);
       }
-      if (t.lseView) {
+      if (t.lseStore) {
         Value lseVal = sel(empty, ninf,
                            fadd(fmul(m[rowIdx], cf(cFactor)),
                                 log(sum)));
@@ -1177,7 +1177,7 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   if (t.partial) {
     // Split-KV: x = split * (Q row blocks) + Q row block.
-    Value mBlocks = lift(t.grid.getUpperBound()[0], map);
+    Value mBlocks = lift(t.grid.getUpperBounds()[0], map);
     map.map(ivs[0], arith::RemUIOp::create(b, loc, bx, mBlocks));
     map.map(ivs[3], arith::DivUIOp::create(b, loc, bx, mBlocks));
   } else {
@@ -1205,54 +1205,53 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   }
   (void)gpuModule;
 
-  q = liftTensor(t.qView.getSource());
+  q = liftTensor(t.qLoad.getSource());
   k = liftTensor(t.kSrc);
   v = liftTensor(t.vSrc);
   int64_t split = t.partial ? 1 : 0;
-  o = liftTensor(t.oView.getSource(), 2 + split);
-  if (t.lseView)
-    lse = liftTensor(t.lseView.getSource(), 2 + split);
+  o = liftTensor(t.oStore.getDest(), 2 + split);
+  if (t.lseStore)
+    lse = liftTensor(t.lseStore.getDest(), 2 + split);
 
   TileUpdateOp first = t.updates.front();
   seqQ = lift(first.getSeqQ(), map);
   seqK = lift(first.getSeqK(), map);
   Value row0 = lift(first.getRow(), map);
-  // (batch, head) planes, from the subviews' offsets.
-  auto planeOf = [&](memref::SubViewOp view, KernelTensor &kt,
+  // ([split,] batch, head) planes: every index of a tile read or write but
+  // the last (the row).
+  auto planeOf = [&](ValueRange indices, KernelTensor &kt,
                      IRMapping &mp) -> Value {
-    SmallVector<OpFoldResult> offs = view.getMixedOffsets();
-    auto val = [&](OpFoldResult f) -> Value {
-      if (auto attr = dyn_cast<Attribute>(f))
-        return c(cast<IntegerAttr>(attr).getInt());
-      return lift(cast<Value>(f), mp);
-    };
-    // Every index before the sequence's: (split,) batch, head.
     Value plane = c(0);
-    for (size_t i = 0; i + 2 < kt.strides.size() + (&kt == &lse ? 1 : 0);
-         ++i)
-      plane = add(plane, mul(val(offs[i]), kt.strides[i]));
+    for (auto [i, index] : llvm::enumerate(indices.drop_back()))
+      plane = add(plane, mul(lift(index, mp), kt.strides[i]));
     return plane;
   };
-  qPlane = planeOf(t.qView, q, map);
-  oPlane = planeOf(t.oView, o, map);
-  if (t.lseView)
-    lsePlane = planeOf(t.lseView, lse, map);
+  auto loadIndices = [](TileLoadOp load) -> SmallVector<Value> {
+    return {load.getBatch(), load.getHead(), load.getStart()};
+  };
+  qPlane = planeOf(loadIndices(t.qLoad), q, map);
+  oPlane = planeOf(t.oStore.getIndices(), o, map);
+  if (t.lseStore)
+    lsePlane = planeOf(t.lseStore.getIndices(), lse, map);
 
   // The KV sequence of every loop: trip count, and the block start of
   // iteration j (cloned from the loop body with the iv mapped to j).
   int64_t numLoops = t.loops.size();
   SmallVector<Value> trips;
-  for (scf::ForOp loop : t.loops)
-    trips.push_back(sub(lift(loop.getUpperBound(), map),
-                        lift(loop.getLowerBound(), map)));
+  for (KVLoopOp loop : t.loops)
+    trips.push_back(sub(lift(loop.getUpper(), map), lift(loop.getLower(), map)));
+  // Iteration j of a loop visits block ub - 1 - j (reversed) or lb + j.
   auto startAt = [&](int64_t li, Value j) -> Value {
     IRMapping local = map;
-    local.map(t.loops[li].getInductionVar(),
-              add(lift(t.loops[li].getLowerBound(), map), j));
+    KVLoopOp loop = t.loops[li];
+    Value block = loop.getReversed()
+                      ? sub(sub(lift(loop.getUpper(), map), c(1)), j)
+                      : add(lift(loop.getLower(), map), j);
+    local.map(loop.getBlockIndex(), block);
     return lift(t.updates[li].getCol(), local);
   };
-  // KV head plane: the K subview's (batch, head) offsets do not depend on
-  // the KV iteration (flash-tile reads the same plane in every loop).
+  // KV head plane: the K reads' (batch, head) do not depend on the KV
+  // iteration (matchGrid checked that every loop reads the same plane).
   if (t.table) {
     // Paged: the KV head's plane; pages are added per row.
     table = liftTensor(t.table, -1);
@@ -1261,9 +1260,7 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     pageSize = capture(memref::DimOp::create(host, loc, t.kSrc, 2));
     kvPlane = mul(lift(t.kvHead, map), k.strideH);
   } else {
-    IRMapping local = map;
-    local.map(t.loops[0].getInductionVar(), c(0));
-    kvPlane = planeOf(t.kViews.front(), k, local);
+    kvPlane = planeOf(loadIndices(t.kLoad), k, map);
   }
   // The loops visit one contiguous descending run of blocks (flash-tile's
   // order, also across its peeled loops and within a split): the block k
@@ -1358,7 +1355,7 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   for (int64_t li = 0; li < numLoops; ++li) {
     TileUpdateOp update = t.updates[li];
     auto loop = scf::ForOp::create(b, loc, c(0), trips[li], c(1), state);
-    loop->setAttr("flash.kv_loop", t.loops[li]->getAttr("flash.kv_loop"));
+    loop->setAttr("flash.kv_loop", t.loops[li].getRoleAttr());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value j = loop.getInductionVar();
@@ -1571,7 +1568,7 @@ LogicalResult KernelEmitter::emitCombine(SmallVectorImpl<Value> &hostArgs) {
   map.map(ivs[1], gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   map.map(ivs[2], gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  if (failed(cloneCombineBlock(*t.grid.getBody(), map, false)))
+  if (failed(cloneCombineBlock(t.grid.getBody().front(), map, false)))
     return failure();
   gpu::ReturnOp::create(b, loc);
   if (llvm::any_of(captured, [](Value v) { return !v; }))
@@ -1585,23 +1582,16 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<scf::ParallelOp> grids, combines;
-    module.walk([&](scf::ParallelOp p) {
-      if (p->hasAttr("flash.combine")) {
-        combines.push_back(p);
-        return;
-      }
-      bool isFlash = false;
-      p.getBody()->walk([&](TileFinalizeOp) { isFlash = true; });
-      if (isFlash)
-        grids.push_back(p);
+    SmallVector<GridOp> grids, combines;
+    module.walk([&](GridOp grid) {
+      (grid.getCombine() ? combines : grids).push_back(grid);
     });
     if (grids.empty() && combines.empty())
       return;
-    for (scf::ParallelOp grid : grids)
+    for (GridOp grid : grids)
       if (failed(lower(module, grid)))
         return signalPassFailure();
-    for (scf::ParallelOp grid : combines)
+    for (GridOp grid : combines)
       if (failed(lowerCombine(module, grid)))
         return signalPassFailure();
     allocateWorkspaces(module);
@@ -1610,8 +1600,8 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
   }
 
   gpu::GPUModuleOp getOrCreateGpuModule(ModuleOp module);
-  LogicalResult lower(ModuleOp module, scf::ParallelOp grid);
-  LogicalResult lowerCombine(ModuleOp module, scf::ParallelOp grid);
+  LogicalResult lower(ModuleOp module, GridOp grid);
+  LogicalResult lowerCombine(ModuleOp module, GridOp grid);
   /// flash-split-kv's scratch buffers become device memory: gpu.alloc
   /// where they were allocated, gpu.dealloc at the end of their block.
   void allocateWorkspaces(ModuleOp module);
@@ -1644,10 +1634,10 @@ gpu::GPUModuleOp FlashToGpuPass::getOrCreateGpuModule(ModuleOp module) {
 LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
                                              ConfigAttr &config, Type &elt,
                                              int64_t &headDim) {
-  auto qType = cast<MemRefType>(t.qView.getSource().getType());
+  auto qType = cast<MemRefType>(t.qLoad.getSource().getType());
   auto kType = cast<MemRefType>(t.kSrc.getType());
   auto vType = cast<MemRefType>(t.vSrc.getType());
-  auto oType = cast<MemRefType>(t.oView.getSource().getType());
+  auto oType = cast<MemRefType>(t.oStore.getDest().getType());
   elt = qType.getElementType();
   headDim = qType.getDimSize(3);
   Operation *anchor = t.grid;
@@ -1678,12 +1668,9 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
   auto qTile = cast<RankedTensorType>(t.updates.front().getQuery().getType());
   auto kTile = cast<RankedTensorType>(t.updates.front().getKey().getType());
   int64_t bm = qTile.getDimSize(0), bn = kTile.getDimSize(0);
-  // flash-tile records the op's configuration on the grid; the tile
-  // shapes carry the same block sizes.
-  auto planned = t.grid->getAttrOfType<ConfigAttr>("flash.config");
-  if (!planned)
-    return anchor->emitOpError("flash-to-gpu: the grid has no flash.config "
-                               "(run flash-tile from this version)");
+  // The grid's verified configuration; the tile shapes carry the same
+  // block sizes.
+  ConfigAttr planned = *t.grid.getConfig();
   int64_t warps = planned.getNumWarps();
   if (planned.getNumStages() < 2 || planned.getNumStages() > 4)
     return anchor->emitOpError("flash-to-gpu: a 2- to 4-stage cp.async "
@@ -1723,7 +1710,7 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
   return success();
 }
 
-LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
+LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   FailureOr<TiledAttention> matched = matchGrid(grid);
   if (failed(matched))
     return failure();
@@ -1764,7 +1751,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
 
   // The launch replaces the grid: one program per grid iteration.
   OpBuilder hb(grid);
-  SmallVector<Value> ub(grid.getUpperBound());
+  SmallVector<Value> ub(grid.getUpperBounds());
   // Split-KV: the split axis is folded into x (see KernelEmitter::emit).
   if (t.partial)
     ub[0] = arith::MulIOp::create(hb, loc, ub[0], ub[3]);
@@ -1789,7 +1776,8 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
   // Serving operands and split-KV, as the entry point's signature shows.
   bool kvLens = false, splitKV = false;
   hostFunc.walk([&](Operation *op) {
-    if (op->hasAttr("flash.combine") || op->hasAttr("flash.workspace"))
+    auto g = dyn_cast<GridOp>(op);
+    if ((g && g.getCombine()) || op->hasAttr("flash.workspace"))
       splitKV = true;
   });
   for (BlockArgument arg : hostFunc.getArguments())
@@ -1825,7 +1813,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
         "\"kv_shape\":{19}}",
         hostFunc.getName(), elt.isBF16() ? "bf16" : "f16", headDim,
         u.getCausal() ? "true" : "false", left, right, exact(cap),
-        exact(u.getScale().convertToDouble()), t.lseView ? "true" : "false",
+        exact(u.getScale().convertToDouble()), t.lseStore ? "true" : "false",
         chip,
         config.getBlockM(), config.getBlockN(), config.getNumWarps(),
         emitter.smemBytes(), name, kvLens ? "true" : "false",
@@ -1865,12 +1853,11 @@ gpu::GPUFuncOp FlashToGpuPass::createKernel(ModuleOp module, Location loc,
   return func;
 }
 
-LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module,
-                                           scf::ParallelOp grid) {
+LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module, GridOp grid) {
   Location loc = grid.getLoc();
   // Threads: the head dim (the inner loop's static bound), in whole warps.
   int64_t dv = 0;
-  grid.getBody()->walk([&](scf::ParallelOp inner) {
+  grid.getBody().walk([&](scf::ParallelOp inner) {
     Value ub = inner.getUpperBound()[0];
     if (auto cst = getConstantIntValue(ub))
       dv = *cst;
@@ -1901,7 +1888,7 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module,
   func.setFunctionType(
       FunctionType::get(&getContext(), entry.getArgumentTypes(), {}));
   OpBuilder hb(grid);
-  auto ub = grid.getUpperBound();
+  auto ub = grid.getUpperBounds();
   Value one = arith::ConstantIndexOp::create(hb, loc, 1);
   Value block = arith::ConstantIndexOp::create(hb, loc, threads);
   gpu::LaunchFuncOp::create(hb, loc, func, gpu::KernelDim3{ub[0], ub[1], ub[2]},

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Conversion/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -27,6 +28,7 @@ void mlir::flash::buildFlashLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createFlashSplitKV());
   pm.addPass(createFlashTile());
   pm.addPass(createFlashOnlineSoftmax());
+  pm.addPass(createFlashTileToSCF());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Tiles on tensors -> buffers; then loops, then the LLVM dialect.

@@ -263,4 +263,6 @@ def Flash_TileFinalizeOp : Flash_Op<"tile_finalize", [Pure]> {
   }];
 }
 
+include "flash/Dialect/Flash/IR/FlashTileOps.td"
+
 #endif // FLASH_DIALECT_FLASH_IR_FLASHOPS_TD

@@ -1,0 +1,36 @@
+//===- Passes.h - flash conversion passes -----------------------*- C++ -*-===//
+//
+// Declarations of the conversions out of the flash dialect's tile level
+// (generated from Passes.td) and their pattern sets, for embedders that
+// compose them into their own conversions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_CONVERSION_PASSES_H
+#define FLASH_CONVERSION_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+namespace flash {
+
+#define GEN_PASS_DECL
+#include "flash/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "flash/Conversion/Passes.h.inc"
+
+/// flash.grid, flash.kv_loop, flash.tile_load and flash.tile_store to
+/// scf/memref/tensor (flash-tile-to-scf).
+void populateFlashTileToSCFPatterns(RewritePatternSet &patterns);
+
+} // namespace flash
+} // namespace mlir
+
+#endif // FLASH_CONVERSION_PASSES_H

@@ -1,0 +1,163 @@
+//===- FlashTileOps.td - flash tile-level structure ops ----*- tablegen -*-===//
+//
+// The structure of a tiled attention as ops: the grid of programs, the KV
+// block loops and the tile reads and writes. flash-tile produces them; every
+// target lowers them (flash-tile-to-scf for the CPU, flash-to-gpu for NVIDIA
+// GPUs). They carry their meaning in their operands and verified
+// attributes, so canonicalize/cse between any two passes changes nothing a
+// later pass relies on (an scf.parallel with a discardable config, say, loses
+// both when a unit dimension is folded).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_IR_FLASHTILEOPS_TD
+#define FLASH_DIALECT_FLASH_IR_FLASHTILEOPS_TD
+
+include "flash/Dialect/Flash/IR/FlashDialect.td"
+include "flash/Dialect/Flash/IR/FlashAttrs.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Flash_GridOp : Flash_Op<"grid", [
+    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+  let summary = "The grid of independent programs of a tiled attention";
+  let description = [{
+    Runs its body once for every point of `[0, ub_0) x ... x [0, ub_n)`, in
+    any order and in parallel; the block arguments are the point. It is
+    FlashAttention-2's launch grid: an attention grid (`config` present)
+    has the axes (Q row block, query head, batch[, split]) and each program
+    handles `config.block_m` query rows of one head; a `combine` grid has the
+    axes (query row, head, batch) of `flash.combine`.
+
+    The optional `masked_iterations` / `unmasked_iterations` record the KV
+    iterations of the whole grid with and without an element mask when the
+    shape is static (pass statistics are compiled out of Debian's LLVM).
+
+    ```mlir
+    flash.grid (%m, %h, %b) in (%nm, %nh, %nb)
+        attributes {config = #flash.config<128, 64, 4, 2>} {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$upper_bounds,
+                       OptionalAttr<Flash_ConfigAttr>:$config,
+                       UnitAttr:$combine,
+                       OptionalAttr<I64Attr>:$masked_iterations,
+                       OptionalAttr<I64Attr>:$unmasked_iterations);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "ValueRange":$upperBounds)>];
+  let extraClassDeclaration = [{
+    /// The program's coordinates (the body's block arguments).
+    ::mlir::Block::BlockArgListType getInductionVars() {
+      return getBody().front().getArguments();
+    }
+    /// Split-KV's partial attention: the fourth axis is the split.
+    bool isPartial() { return !getCombine() && getUpperBounds().size() == 4; }
+  }];
+}
+
+def Flash_KVLoopOp : Flash_Op<"kv_loop", [
+    RecursiveMemoryEffects, AllTypesMatch<["inits", "results"]>]> {
+  let summary = "One run of FlashAttention-2's KV block loop";
+  let description = [{
+    Visits the KV blocks `[lower, upper)` one after another, descending
+    with `reversed`, threading `iter_args` (the online-softmax state)
+    through the body; the body's first argument is the block index and its
+    `flash.yield` gives the next state. An empty range returns the inits.
+
+    `role` names the run in flash-tile's peeling: `masked_right` (the
+    causal/window diagonal band or the ragged last block), `main` (blocks
+    proved fully visible: no element mask) or `masked_left` (the left window
+    edge). flash-tile's runs of one program visit one contiguous descending
+    sequence of blocks, which lets the GPU prefetch "the next block" across
+    them.
+
+    ```mlir
+    %acc, %m, %l = flash.kv_loop %j = %lo to %hi reversed
+        iter_args(%a = %acc0, %mx = %m0, %s = %l0)
+        -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>)
+        attributes {role = "main"} { ... flash.yield ... }
+    ```
+  }];
+  let arguments = (ins Index:$lower, Index:$upper, Variadic<AnyType>:$inits,
+                       StrAttr:$role, UnitAttr:$reversed);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::Value getBlockIndex() { return getBody().front().getArgument(0); }
+    ::mlir::Block::BlockArgListType getRegionIterArgs() {
+      return getBody().front().getArguments().drop_front();
+    }
+  }];
+}
+
+def Flash_YieldOp : Flash_Op<"yield", [
+    Pure, Terminator, ReturnLike,
+    ParentOneOf<["GridOp", "KVLoopOp"]>]> {
+  let summary = "Terminates a grid program or gives a KV loop's next state";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let hasVerifier = 1;
+}
+
+def Flash_TileLoadOp : Flash_Op<"tile_load", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Reads a [rows, dim] block of one (batch, head) plane";
+  let description = [{
+    Reads rows `start .. start + R` of the `[seq, dim]` plane `(batch, head)`
+    of a `[B, H, S, D]` memref (any strides) as a static `[R, D]` tile; rows
+    at or past `limit` read as zero (tails are padded on chip, not by the
+    caller).
+
+    With `pages(%table)` the source is a paged KV cache
+    `[num_pages, H, page_size, D]`: row `j` of sequence `batch` is slot
+    `j % page_size` of page `table[batch, j / page_size]`.
+
+    ```mlir
+    %k = flash.tile_load %key[%b, %kvh, %col] limit %seq_k
+        : memref<?x8x?x128xbf16> -> tensor<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source, Index:$batch, Index:$head,
+                       Index:$start, Index:$limit,
+                       Optional<AnyMemRef>:$block_table);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $batch `,` $head `,` $start `]` `limit` $limit
+    (`pages` `(` $block_table^ `:` type($block_table) `)`)?
+    attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flash_TileStoreOp : Flash_Op<"tile_store", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Writes the first rows of a tile into one (batch, head) plane";
+  let description = [{
+    Writes rows `0 .. count` of `tile` (`[R, D]` for O, `[R]` for LSE) to
+    rows `start .. start + count` of the plane `([split,] batch, head)` of
+    `dest`: `[B, H, S, D]` / `[B, H, S]`, or with a leading split index the
+    partial outputs `[S, B, H, Sq, Dv]` / `[S, B, H, Sq]` of split-KV.
+
+    ```mlir
+    flash.tile_store %o, %out[%b, %h, %row] rows %n
+        : tensor<64x128xbf16> -> memref<?x32x?x128xbf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$tile, AnyMemRef:$dest,
+                       Variadic<Index>:$indices, Index:$count);
+  let assemblyFormat = [{
+    $tile `,` $dest `[` $indices `]` `rows` $count attr-dict `:`
+      type($tile) `->` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FLASH_DIALECT_FLASH_IR_FLASHTILEOPS_TD

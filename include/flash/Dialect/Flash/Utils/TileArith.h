@@ -1,0 +1,167 @@
+//===- TileArith.h - Index arithmetic of the FA2 tiling ---------*- C++ -*-===//
+//
+// The two index formulas of attention's masking, each written once over an
+// arithmetic policy: which KV blocks a program visits and which of them need
+// an element mask (kvRanges), and whether key j is visible to query i
+// (keyVisible). IntArith evaluates them on integers (flash-tile's static
+// iteration counts); IndexBuilder emits them as arith ops, which is how
+// flash-tile's loop bounds, flash-online-softmax's mask and flash-to-gpu's
+// register-level mask are built. (The reference library and the checkers
+// keep their own statement on purpose: an oracle must not share the code
+// it checks.)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_UTILS_TILEARITH_H
+#define FLASH_DIALECT_FLASH_UTILS_TILEARITH_H
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+#include <algorithm>
+
+namespace mlir::flash {
+
+/// The mask of one attention as the tiling sees it: causal is a right window
+/// of 0, and each side is either bounded (>= 0) or not.
+struct MaskBounds {
+  int64_t left = -1, right = -1;
+  bool leftBounded() const { return left >= 0; }
+  bool rightBounded() const { return right >= 0; }
+
+  static MaskBounds get(AttentionOp op) {
+    MaskBounds m{op.getWindowLeft(), op.getWindowRight()};
+    if (op.getCausal())
+      m.right = m.right >= 0 ? std::min<int64_t>(m.right, 0) : 0;
+    return m;
+  }
+};
+
+/// Number of blocks in a band that may need a mask on a bounded side: the
+/// BlockM rows of a program span BlockM diagonals, which touch at most
+/// ceil(BlockM / BlockN) + 1 blocks of BlockN columns.
+inline int64_t bandBlocks(int64_t blockM, int64_t blockN) {
+  return (blockM + blockN - 1) / blockN + 1;
+}
+
+/// Index arithmetic on plain integers (for the static iteration counts).
+struct IntArith {
+  using V = int64_t;
+  V c(int64_t v) { return v; }
+  V add(V x, V y) { return x + y; }
+  V sub(V x, V y) { return x - y; }
+  V min(V x, V y) { return std::min(x, y); }
+  V max(V x, V y) { return std::max(x, y); }
+  V floorDiv(V x, V y) { return x >= 0 ? x / y : -((-x + y - 1) / y); }
+  V ceilDiv(V x, V y) { return -floorDiv(-x, y); }
+  /// 1 if x % y != 0, else 0.
+  V ragged(V x, V y) { return x % y != 0 ? 1 : 0; }
+  bool lt(V x, V y) { return x < y; }
+  bool le(V x, V y) { return x <= y; }
+  bool ge(V x, V y) { return x >= y; }
+  bool land(bool x, bool y) { return x && y; }
+};
+
+/// The same arithmetic emitted as IR, keeping the emitted bounds readable.
+struct IndexBuilder {
+  using V = Value;
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinSIOp::create(b, loc, x, y); }
+  Value max(Value x, Value y) { return arith::MaxSIOp::create(b, loc, x, y); }
+  Value ceilDiv(Value x, Value y) {
+    return arith::CeilDivSIOp::create(b, loc, x, y);
+  }
+  Value floorDiv(Value x, Value y) {
+    return arith::FloorDivSIOp::create(b, loc, x, y);
+  }
+  Value ragged(Value x, Value y) {
+    Value ne =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                              arith::RemSIOp::create(b, loc, x, y), c(0));
+    return arith::IndexCastOp::create(
+        b, loc, b.getIndexType(),
+        arith::ExtUIOp::create(b, loc, b.getI64Type(), ne));
+  }
+  Value divui(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value lt(Value x, Value y) { return cmp(arith::CmpIPredicate::slt, x, y); }
+  Value le(Value x, Value y) { return cmp(arith::CmpIPredicate::sle, x, y); }
+  Value ge(Value x, Value y) { return cmp(arith::CmpIPredicate::sge, x, y); }
+  Value land(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value dim(Value shaped, int64_t i) {
+    return memref::DimOp::create(b, loc, shaped, i);
+  }
+};
+
+/// KV block ranges of one program: [nMin, lEnd) masked left edge,
+/// [lEnd, rStart) unmasked main loop, [rStart, nMax) masked right band.
+template <typename V> struct KVRanges { V nMin, lEnd, rStart, nMax; };
+
+/// The block bounds of the program whose first query row is `row0`, written
+/// once for both IntArith (static counts) and IndexBuilder (emitted IR).
+template <typename Arith>
+KVRanges<typename Arith::V> kvRanges(Arith &a, MaskBounds mask, int64_t blockM,
+                                     int64_t blockN, typename Arith::V row0,
+                                     typename Arith::V seqQ,
+                                     typename Arith::V seqK) {
+  auto off = a.sub(seqK, seqQ);
+  auto bn = a.c(blockN);
+  // Exclusive column bound of the last row: j <= row0 + BM - 1 + off + right.
+  auto hi = seqK;
+  if (mask.rightBounded())
+    hi = a.min(seqK, a.add(a.add(row0, off), a.c(blockM + mask.right)));
+  auto nMax = a.max(a.ceilDiv(hi, bn), a.c(0));
+  // First visible column of the first row: j >= row0 + off - left.
+  auto lo = a.c(0);
+  if (mask.leftBounded())
+    lo = a.max(a.c(0), a.sub(a.add(row0, off), a.c(mask.left)));
+  auto nMin = a.min(a.floorDiv(lo, bn), nMax);
+  // Right side: the diagonal band when bounded, else only a ragged last
+  // block (seq_k % BN != 0) needs a mask.
+  auto nRight = mask.rightBounded() ? a.c(bandBlocks(blockM, blockN))
+                                    : a.ragged(seqK, bn);
+  auto rStart = a.max(nMin, a.sub(nMax, nRight));
+  auto lEnd = nMin;
+  if (mask.leftBounded())
+    lEnd = a.min(a.add(nMin, a.c(bandBlocks(blockM, blockN))), rStart);
+  return {nMin, lEnd, rStart, nMax};
+}
+
+/// The key mask of flash.attention: key j is visible to the query whose
+/// diagonal is `diag` (query i's is i + Sk - Sq: bottom-right alignment)
+/// iff j < Sk and, when set, j <= diag (causal), j <= diag + right and
+/// j >= diag - left (window; -1 leaves a side unbounded).
+template <typename Arith>
+auto keyVisible(Arith &a, bool causal, int64_t left, int64_t right,
+                typename Arith::V diag, typename Arith::V j,
+                typename Arith::V seqK) {
+  auto visible = a.lt(j, seqK);
+  if (causal)
+    visible = a.land(visible, a.le(j, diag));
+  if (right >= 0)
+    visible = a.land(visible, a.le(j, a.add(diag, a.c(right))));
+  if (left >= 0)
+    visible = a.land(visible, a.ge(j, a.sub(diag, a.c(left))));
+  return visible;
+}
+
+/// Query i's diagonal key, i + (Sk - Sq), with the shift Sk - Sq given.
+template <typename Arith>
+typename Arith::V diagonal(Arith &a, typename Arith::V i,
+                           typename Arith::V shift) {
+  return a.add(i, shift);
+}
+
+} // namespace mlir::flash
+
+#endif // FLASH_DIALECT_FLASH_UTILS_TILEARITH_H

@@ -1,0 +1,236 @@
+//===- FlashTileOps.cpp - flash tile-level structure ops ------------------===//
+//
+// Syntax, verifiers and memory effects of the ops that spell out a tiled
+// attention (flash.grid, flash.kv_loop, flash.yield, flash.tile_load,
+// flash.tile_store). The verifiers state what the lowerings rely on, so a
+// pass that meets these ops needs no knowledge of the pass that made them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+
+//===----------------------------------------------------------------------===//
+// GridOp
+//===----------------------------------------------------------------------===//
+
+void GridOp::build(OpBuilder &builder, OperationState &state,
+                   ValueRange upperBounds) {
+  state.addOperands(upperBounds);
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (Value ub : upperBounds)
+    block->addArgument(builder.getIndexType(), ub.getLoc());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  YieldOp::create(builder, state.location);
+}
+
+ParseResult GridOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> ivs;
+  SmallVector<OpAsmParser::UnresolvedOperand> ubs;
+  Type index = parser.getBuilder().getIndexType();
+  if (parser.parseArgumentList(ivs, OpAsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("in") ||
+      parser.parseOperandList(ubs, ivs.size(),
+                              OpAsmParser::Delimiter::Paren) ||
+      parser.resolveOperands(ubs, index, result.operands) ||
+      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  for (OpAsmParser::Argument &iv : ivs)
+    iv.type = index;
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, ivs))
+    return failure();
+  GridOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void GridOp::print(OpAsmPrinter &p) {
+  p << " (" << getInductionVars() << ") in (" << getUpperBounds() << ")";
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs());
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+}
+
+LogicalResult GridOp::verify() {
+  size_t axes = getUpperBounds().size();
+  Block &body = getBody().front();
+  if (body.getNumArguments() != axes ||
+      llvm::any_of(body.getArgumentTypes(),
+                   [](Type t) { return !t.isIndex(); }))
+    return emitOpError("needs one index block argument per upper bound");
+  if (getCombine()) {
+    if (getConfig())
+      return emitOpError("a combine grid takes no #flash.config");
+    if (axes != 3)
+      return emitOpError("a combine grid has 3 axes (row, head, batch), not ")
+             << axes;
+    return success();
+  }
+  if (!getConfig())
+    return emitOpError("an attention grid needs a #flash.config");
+  if (axes != 3 && axes != 4)
+    return emitOpError("an attention grid has 3 axes (Q row block, head, "
+                       "batch) or 4 (and the split), not ")
+           << axes;
+  if (getConfig()->getNumSplits() != 1 && axes != 4)
+    return emitOpError("a config with splits != 1 needs the split axis");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KVLoopOp
+//===----------------------------------------------------------------------===//
+
+ParseResult KVLoopOp::parse(OpAsmParser &parser, OperationState &result) {
+  Type index = parser.getBuilder().getIndexType();
+  OpAsmParser::Argument block;
+  OpAsmParser::UnresolvedOperand lower, upper;
+  block.type = index;
+  if (parser.parseArgument(block) || parser.parseEqual() ||
+      parser.parseOperand(lower) || parser.parseKeyword("to") ||
+      parser.parseOperand(upper) ||
+      parser.resolveOperand(lower, index, result.operands) ||
+      parser.resolveOperand(upper, index, result.operands))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("reversed")))
+    result.addAttribute("reversed", parser.getBuilder().getUnitAttr());
+  SmallVector<OpAsmParser::Argument> args = {block};
+  SmallVector<OpAsmParser::UnresolvedOperand> inits;
+  if (succeeded(parser.parseOptionalKeyword("iter_args"))) {
+    if (parser.parseAssignmentList(args, inits) ||
+        parser.parseArrowTypeList(result.types))
+      return failure();
+    if (result.types.size() != inits.size())
+      return parser.emitError(parser.getNameLoc(),
+                              "needs one result type per iter_arg");
+    for (auto [arg, type] : llvm::zip(llvm::drop_begin(args), result.types))
+      arg.type = type;
+    if (parser.resolveOperands(inits, result.types, parser.getNameLoc(),
+                               result.operands))
+      return failure();
+  }
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  return parser.parseRegion(*body, args);
+}
+
+void KVLoopOp::print(OpAsmPrinter &p) {
+  p << ' ' << getBlockIndex() << " = " << getLower() << " to " << getUpper();
+  if (getReversed())
+    p << " reversed";
+  if (!getInits().empty()) {
+    p << " iter_args(";
+    llvm::interleaveComma(llvm::zip(getRegionIterArgs(), getInits()), p,
+                          [&](auto pair) {
+                            p << std::get<0>(pair) << " = "
+                              << std::get<1>(pair);
+                          });
+    p << ") -> (" << getResultTypes() << ")";
+  }
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {"reversed"});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+LogicalResult KVLoopOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInits().size() + 1 ||
+      !body.getArgument(0).getType().isIndex())
+    return emitOpError("needs the block index and one block argument per "
+                       "iter_arg");
+  for (auto [arg, init] : llvm::zip(getRegionIterArgs(), getInits()))
+    if (arg.getType() != init.getType())
+      return emitOpError("iter_arg types must match the inits");
+  if (!llvm::is_contained({"masked_right", "main", "masked_left"},
+                          getRole()))
+    return emitOpError("role must be masked_right, main or masked_left, not '")
+           << getRole() << "'";
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("body must end in a flash.yield of the result types");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// YieldOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult YieldOp::verify() {
+  if (isa<GridOp>((*this)->getParentOp()) && !getValues().empty())
+    return emitOpError("of a grid yields nothing");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TileLoadOp / TileStoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileLoadOp::verify() {
+  auto src = cast<MemRefType>(getSource().getType());
+  auto tile = cast<RankedTensorType>(getResult().getType());
+  if (src.getRank() != 4)
+    return emitOpError("source must be a [batch, heads, seq, dim] memref");
+  if (tile.getRank() != 2 || !tile.hasStaticShape())
+    return emitOpError("result must be a static [rows, dim] tile");
+  if (tile.getElementType() != src.getElementType())
+    return emitOpError("tile and source element types differ");
+  if (tile.getDimSize(1) != src.getDimSize(kDimPos))
+    return emitOpError("tile has ")
+           << tile.getDimSize(1) << " columns, the source's head dim is "
+           << src.getDimSize(kDimPos);
+  if (auto table = getBlockTable()) {
+    auto type = cast<MemRefType>(table.getType());
+    if (type.getRank() != 2 || !type.getElementType().isInteger(32))
+      return emitOpError("block table must be an i32 [batch, pages] memref");
+  }
+  return success();
+}
+
+void TileLoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getSourceMutable(),
+                       SideEffects::DefaultResource::get());
+  for (OpOperand &table : getBlockTableMutable())
+    effects.emplace_back(MemoryEffects::Read::get(), &table,
+                         SideEffects::DefaultResource::get());
+}
+
+LogicalResult TileStoreOp::verify() {
+  auto dest = cast<MemRefType>(getDest().getType());
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  int64_t planeIndices = int64_t(getIndices().size()) - 1;
+  if (tile.getRank() < 1 || tile.getRank() > 2)
+    return emitOpError("tile must be [rows, dim] or [rows]");
+  if (planeIndices < 2 || planeIndices > 3)
+    return emitOpError("needs ([split,] batch, head, row) indices");
+  if (dest.getRank() != planeIndices + tile.getRank())
+    return emitOpError("destination of rank ")
+           << dest.getRank() << " does not take a rank-" << tile.getRank()
+           << " tile at " << getIndices().size() << " indices";
+  if (tile.getElementType() != dest.getElementType())
+    return emitOpError("tile and destination element types differ");
+  if (tile.getRank() == 2 &&
+      tile.getDimSize(1) != dest.getDimSize(dest.getRank() - 1))
+    return emitOpError("tile has ")
+           << tile.getDimSize(1) << " columns, the destination "
+           << dest.getDimSize(dest.getRank() - 1);
+  return success();
+}
+
+void TileStoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getDestMutable(),
+                       SideEffects::DefaultResource::get());
+}

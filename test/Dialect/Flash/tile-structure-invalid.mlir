@@ -1,0 +1,140 @@
+// RUN: flash-opt %s -split-input-file -verify-diagnostics
+
+// One case per verifier rule of the tile-level structure ops.
+
+func.func @grid_no_config(%n: index) {
+  // expected-error @+1 {{an attention grid needs a #flash.config}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_axes(%n: index) {
+  // expected-error @+1 {{an attention grid has 3 axes (Q row block, head, batch) or 4 (and the split), not 2}}
+  flash.grid (%m, %h) in (%n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_split_axis(%n: index) {
+  // expected-error @+1 {{a config with splits != 1 needs the split axis}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, splits = 2>} {
+  }
+  return
+}
+
+// -----
+
+func.func @combine_config(%n: index) {
+  // expected-error @+1 {{a combine grid takes no #flash.config}}
+  flash.grid (%r, %h, %b) in (%n, %n, %n) attributes {combine, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} {
+  }
+  return
+}
+
+// -----
+
+func.func @combine_axes(%n: index) {
+  // expected-error @+1 {{a combine grid has 3 axes (row, head, batch), not 4}}
+  flash.grid (%r, %h, %b, %s) in (%n, %n, %n, %n) attributes {combine} {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_yields(%n: index, %x: index) {
+  flash.grid (%r, %h, %b) in (%n, %n, %n) attributes {combine} {
+    // expected-error @+1 {{of a grid yields nothing}}
+    flash.yield %x : index
+  }
+  return
+}
+
+// -----
+
+func.func @loop_role(%n: index) {
+  // expected-error @+1 {{role must be masked_right, main or masked_left, not 'middle'}}
+  flash.kv_loop %j = %n to %n attributes {role = "middle"} {
+    flash.yield
+  }
+  return
+}
+
+// -----
+
+func.func @loop_yield(%n: index, %t: tensor<4xf32>, %u: tensor<8xf32>) {
+  // expected-error @+1 {{body must end in a flash.yield of the result types}}
+  %r = flash.kv_loop %j = %n to %n iter_args(%a = %t) -> (tensor<4xf32>) attributes {role = "main"} {
+    flash.yield %u : tensor<8xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @load_rank(%src: memref<?x?x64xf32>, %i: index) {
+  // expected-error @+1 {{source must be a [batch, heads, seq, dim] memref}}
+  %t = flash.tile_load %src[%i, %i, %i] limit %i : memref<?x?x64xf32> -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @load_static(%src: memref<?x?x?x64xf32>, %i: index) {
+  // expected-error @+1 {{result must be a static [rows, dim] tile}}
+  %t = flash.tile_load %src[%i, %i, %i] limit %i : memref<?x?x?x64xf32> -> tensor<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @load_type(%src: memref<?x?x?x64xf32>, %i: index) {
+  // expected-error @+1 {{tile and source element types differ}}
+  %t = flash.tile_load %src[%i, %i, %i] limit %i : memref<?x?x?x64xf32> -> tensor<16x64xf16>
+  return
+}
+
+// -----
+
+func.func @load_dim(%src: memref<?x?x?x64xf32>, %i: index) {
+  // expected-error @+1 {{tile has 32 columns, the source's head dim is 64}}
+  %t = flash.tile_load %src[%i, %i, %i] limit %i : memref<?x?x?x64xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @load_table(%src: memref<?x?x?x64xf32>, %table: memref<?xi32>, %i: index) {
+  // expected-error @+1 {{block table must be an i32 [batch, pages] memref}}
+  %t = flash.tile_load %src[%i, %i, %i] limit %i pages(%table : memref<?xi32>) : memref<?x?x?x64xf32> -> tensor<16x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_indices(%t: tensor<16x64xf32>, %dst: memref<?x?x?x64xf32>, %i: index) {
+  // expected-error @+1 {{needs ([split,] batch, head, row) indices}}
+  flash.tile_store %t, %dst[%i, %i] rows %i : tensor<16x64xf32> -> memref<?x?x?x64xf32>
+  return
+}
+
+// -----
+
+func.func @store_rank(%t: tensor<16x64xf32>, %dst: memref<?x?x?xf32>, %i: index) {
+  // expected-error @+1 {{destination of rank 3 does not take a rank-2 tile at 3 indices}}
+  flash.tile_store %t, %dst[%i, %i, %i] rows %i : tensor<16x64xf32> -> memref<?x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @store_dim(%t: tensor<16x32xf32>, %dst: memref<?x?x?x64xf32>, %i: index) {
+  // expected-error @+1 {{tile has 32 columns, the destination 64}}
+  flash.tile_store %t, %dst[%i, %i, %i] rows %i : tensor<16x32xf32> -> memref<?x?x?x64xf32>
+  return
+}

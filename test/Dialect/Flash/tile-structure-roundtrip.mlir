@@ -1,0 +1,35 @@
+// RUN: flash-opt %s | flash-opt | FileCheck %s
+// RUN: flash-opt %s --mlir-print-op-generic | flash-opt | FileCheck %s
+
+// The tile-level structure ops print and parse back, in custom and generic
+// form.
+
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+// CHECK-LABEL: func.func @structure
+// CHECK: flash.grid (%[[M:.+]], %[[H:.+]], %[[B:.+]]) in (%{{.+}}, %{{.+}}, %{{.+}}) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, masked_iterations = 3 : i64, unmasked_iterations = 4 : i64} {
+// CHECK: %[[QT:.+]] = flash.tile_load %{{.+}}[%[[B]], %[[H]], %{{.+}}] limit %{{.+}} : memref<{{.+}}> -> tensor<64x64xbf16>
+// CHECK: %{{.+}}:2 = flash.kv_loop %[[J:.+]] = %{{.+}} to %{{.+}} reversed iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<64x64xf32>, tensor<64xf32>) attributes {role = "masked_right"} {
+// CHECK: flash.tile_load %{{.+}}[%[[B]], %[[H]], %[[J]]] limit %{{.+}} pages(%{{.+}} : memref<?x?xi32>)
+// CHECK: flash.yield %{{.+}}, %{{.+}} : tensor<64x64xf32>, tensor<64xf32>
+// CHECK: flash.kv_loop %{{.+}} = %{{.+}} to %{{.+}} attributes {role = "main"} {
+// CHECK-NEXT: flash.yield
+// CHECK: flash.tile_store %{{.+}}, %{{.+}}[%[[B]], %[[H]], %{{.+}}] rows %{{.+}} : tensor<64x64xf32> -> memref<?x?x?x64xf32>
+// CHECK: flash.grid (%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}}, %{{.+}}, %{{.+}}) attributes {combine} {
+func.func @structure(%q: !T, %k: !T, %table: memref<?x?xi32>, %o: memref<?x?x?x64xf32>, %n: index, %lo: index, %hi: index) {
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, masked_iterations = 3 : i64, unmasked_iterations = 4 : i64} {
+    %qt = flash.tile_load %q[%b, %h, %m] limit %n : !T -> tensor<64x64xbf16>
+    %acc = tensor.empty() : tensor<64x64xf32>
+    %max = tensor.empty() : tensor<64xf32>
+    %r:2 = flash.kv_loop %j = %lo to %hi reversed iter_args(%a = %acc, %x = %max) -> (tensor<64x64xf32>, tensor<64xf32>) attributes {role = "masked_right"} {
+      %kt = flash.tile_load %k[%b, %h, %j] limit %n pages(%table : memref<?x?xi32>) : !T -> tensor<32x64xbf16>
+      flash.yield %a, %x : tensor<64x64xf32>, tensor<64xf32>
+    }
+    flash.kv_loop %j = %lo to %hi attributes {role = "main"} {
+      flash.yield
+    }
+    flash.tile_store %r#0, %o[%b, %h, %m] rows %n : tensor<64x64xf32> -> memref<?x?x?x64xf32>
+  }
+  flash.grid (%r, %h, %b) in (%n, %n, %n) attributes {combine} {
+  }
+  return
+}
