@@ -162,7 +162,8 @@ def _error(lib, rc, what):
 _ALLOC_FN = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p)
 _FREE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
 _alloc_state = threading.local()
-_allocator = None  # (alloc, free, ctypes callbacks) kept alive while installed
+_allocator = None  # (alloc, free, ctypes callbacks) of the installed allocator
+_retired = []  # earlier callbacks: a call on another thread may still be in one
 
 
 def set_allocator(alloc=None, free=None):
@@ -175,6 +176,8 @@ def set_allocator(alloc=None, free=None):
     is opened with CUDA available (use_torch_allocator)."""
     global _allocator
     lib = load_runtime()
+    if _allocator is not None:
+        _retired.append(_allocator)
     if not hasattr(lib, "flashrt_set_allocator"):
         raise FlashError("this libflashrt has no flashrt_set_allocator; use a newer runtime")
     if (alloc is None) != (free is None):

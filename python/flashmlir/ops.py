@@ -108,7 +108,9 @@ def _variant(q, k, v, causal, window, softcap, scale, kv_lens, block_table):
     if var is None:
         var = Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
         # The key holds every shape entry the variant depends on except
-        # batch, checked here each call.
+        # batch, checked here each call. Prefill lengths vary: keep it small.
+        if len(_variants) > 4096:
+            _variants.clear()
         _variants[key] = var
     elif block_table is None and k.shape[0] != q.shape[0]:
         raise FlashError(f"k's batch {k.shape[0]} differs from q's {q.shape[0]}")

@@ -170,7 +170,8 @@ FLASHRT_API void flashrt_set_pointer_checks(int on);
  * `free` gives a block back in stream order: work already queued on
  * `stream` may still read it. `user` is passed through. Process-wide; both
  * NULL restores the default, exactly one NULL is FLASHRT_ERR_INVALID_ARGUMENT.
- * Blocks allocated before a change are freed where they came from. */
+ * Blocks of the default allocator are always freed by it; set a caller's
+ * allocator while no call is running (a call frees what it allocated). */
 typedef void *(*flashrt_alloc_fn)(size_t bytes, void *stream, void *user);
 typedef void (*flashrt_free_fn)(void *ptr, void *stream, void *user);
 FLASHRT_API int flashrt_set_allocator(flashrt_alloc_fn alloc,
