@@ -33,6 +33,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import plot  # noqa: E402
 
 TOKENS = 16384
 MODEL_DIM = 2048
@@ -344,6 +345,7 @@ def main(argv=None):
                    "flops": "4*B*H*Sq*Sk*D, /2 for causal", "geomean_ours_over_fa2": geo,
                    "rows": rows}, f, indent=1, default=str)
     print(f"# written {out}")
+    plot.plot_next_to(out)
     return 1 if n_bad else 0
 
 

@@ -48,6 +48,7 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
+import plot  # noqa: E402
 import correctness as C  # noqa: E402  (poisoned buffers, guards, tolerances)
 
 BATCHES = (1, 3, 16)
@@ -791,6 +792,7 @@ def main(argv=None):
         with open(args.out, "w") as f:
             json.dump(result, f, indent=1, default=str)
         print(f"# written {args.out}")
+        plot.plot_next_to(args.out)
     return 1 if failed else 0
 
 

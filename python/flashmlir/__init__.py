@@ -12,8 +12,13 @@ PyTorch CUDA tensors without building anything against PyTorch:
 Tensors are in logical [batch, heads, seq, head_dim] order with any strides
 (innermost stride 1, 16-byte aligned rows); the kernel runs on PyTorch's
 current stream and returns without waiting, like a PyTorch op. Every failure
-is a FlashError carrying the runtime's message. PyTorch is imported only when
-a kernel is called, so this module imports (and opens artifacts) without it.
+is a FlashError carrying the runtime's message. The binding imports (and
+opens artifacts) without PyTorch.
+
+On top of it (with PyTorch): flashmlir.attention(q, k, v, causal=...), which
+names the kernel variant, loads it from a kernel cache or compiles it, and is
+the operator torch.ops.flashmlir.attention (flashmlir.ops); precompile()
+fills a cache for machines without the compiler (flashmlir.cache).
 """
 
 import ctypes
@@ -22,7 +27,9 @@ import os
 import struct
 import threading
 
-__all__ = ["FlashError", "Kernel", "load_runtime", "device_info"]
+__all__ = ["FlashError", "Kernel", "load_runtime", "device_info", "set_allocator",
+           "attention", "precompile", "variant_for", "set_cache_dir", "set_chip",
+           "set_compiler", "Variant"]
 
 
 class FlashError(RuntimeError):
@@ -63,20 +70,35 @@ def _candidates(path):
     if os.environ.get("FLASHRT_LIB"):
         out.append(os.environ["FLASHRT_LIB"])
     out.append(os.path.join(here, "libflashrt.so"))
+    try:
+        from . import _install_paths  # written by setup.py at install time
+        out += [os.path.join(d, "libflashrt.so") for d in _install_paths.RUNTIME_DIRS]
+    except ImportError:
+        pass
     if os.environ.get("FLASH_BUILD_DIR"):
         out.append(os.path.join(os.environ["FLASH_BUILD_DIR"], "lib", "libflashrt.so"))
     out.append(os.path.join(repo, "build", "lib", "libflashrt.so"))
     return out
 
 
+def _check_path(what, value):
+    """ctypes would cut a str at its first NUL and open another file."""
+    if "\0" in os.fsdecode(value):
+        raise FlashError(f"{what} contains a NUL byte: {os.fsdecode(value)!r}")
+
+
 def load_runtime(path=None):
     """Loads libflashrt.so once per process and returns it (a ctypes.CDLL).
 
-    Looks at `path`, else $FLASHRT_LIB, next to this package, in
-    $FLASH_BUILD_DIR/lib and in the repository's build/lib. It is loaded with
-    RTLD_GLOBAL: artifacts leave their mgpu* symbols for it to provide.
+    Looks at `path`, else $FLASHRT_LIB, then the copy bundled in this package
+    (pip install), then the build or install directories recorded when the
+    package was installed, $FLASH_BUILD_DIR/lib and the source checkout's
+    build/lib. It is loaded with RTLD_GLOBAL: artifacts leave their mgpu*
+    symbols for it to provide.
     """
     global _lib, _lib_path
+    if path is not None:
+        _check_path("runtime path", path)
     tried = _candidates(path)
     if _lib is not None:
         if path is None or os.path.realpath(path) == os.path.realpath(_lib_path):
@@ -112,6 +134,9 @@ def load_runtime(path=None):
     lib.flashrt_set_pointer_checks.argtypes = [i32]
     lib.flashrt_device_info.restype = i32
     lib.flashrt_device_info.argtypes = [ctypes.POINTER(i32)] * 3
+    if hasattr(lib, "flashrt_set_allocator"):
+        lib.flashrt_set_allocator.restype = i32
+        lib.flashrt_set_allocator.argtypes = [_ALLOC_FN, _FREE_FN, ptr]
     # PyTorch launches asynchronously; so do we (errors in a running kernel
     # surface at the next synchronisation, as with PyTorch's own kernels).
     lib.flashrt_set_async(1)
@@ -125,7 +150,71 @@ def load_runtime(path=None):
 
 def _error(lib, rc, what):
     msg = (lib.flashrt_last_error() or b"").decode(errors="replace")
+    why = getattr(_alloc_state, "error", None)
+    if why:
+        _alloc_state.error = None
+        msg += f" ({why})"
     return FlashError(f"{what}: {msg or _STATUS.get(rc, 'error %d' % rc)}")
+
+
+# Scratch memory of the kernels (split-KV partials) through the caller's
+# allocator: flashrt_set_allocator.
+_ALLOC_FN = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p)
+_FREE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+_alloc_state = threading.local()
+_allocator = None  # (alloc, free, ctypes callbacks) of the installed allocator
+_retired = []  # earlier callbacks: a call on another thread may still be in one
+
+
+def set_allocator(alloc=None, free=None):
+    """Routes the kernels' scratch allocations through Python callables:
+    alloc(nbytes, stream) -> device address (int) and free(address, stream),
+    stream being the CUstream as an int (0: the legacy default stream).
+    free must be stream-ordered: work queued on `stream` may still use the
+    block. With no arguments the runtime's own allocator is used again.
+    flashmlir installs PyTorch's caching allocator by itself when a kernel
+    is opened with CUDA available (use_torch_allocator)."""
+    global _allocator
+    lib = load_runtime()
+    if _allocator is not None:
+        _retired.append(_allocator)
+    if not hasattr(lib, "flashrt_set_allocator"):
+        raise FlashError("this libflashrt has no flashrt_set_allocator; use a newer runtime")
+    if (alloc is None) != (free is None):
+        raise FlashError("set_allocator: give both alloc and free, or neither")
+    if alloc is None:
+        rc = lib.flashrt_set_allocator(_ALLOC_FN(), _FREE_FN(), None)
+        _allocator = None
+    else:
+        def c_alloc(nbytes, stream, _user):
+            try:
+                return alloc(nbytes, stream or 0) or None
+            except BaseException as ex:  # noqa: BLE001 - must not unwind into C
+                _alloc_state.error = f"allocator: {type(ex).__name__}: {ex}"
+                return None
+
+        def c_free(ptr, stream, _user):
+            try:
+                free(ptr, stream or 0)
+            except BaseException as ex:  # noqa: BLE001
+                _alloc_state.error = f"free: {type(ex).__name__}: {ex}"
+
+        callbacks = (_ALLOC_FN(c_alloc), _FREE_FN(c_free))
+        rc = lib.flashrt_set_allocator(callbacks[0], callbacks[1], None)
+        if rc == 0:
+            _allocator = (alloc, free, callbacks)
+    if rc:
+        raise _error(lib, rc, "set_allocator")
+
+
+def use_torch_allocator():
+    """Scratch memory from PyTorch's CUDA caching allocator, on the call's
+    stream: accounted by PyTorch, and taken from a CUDA graph's private pool
+    while the stream is being captured (so captures work and replay)."""
+    torch = _get_torch()
+    raw_alloc = torch._C._cuda_cudaCachingAllocator_raw_alloc
+    raw_delete = torch._C._cuda_cudaCachingAllocator_raw_delete
+    set_allocator(lambda n, stream: raw_alloc(n, stream), lambda p, stream: raw_delete(p))
 
 
 def device_info():
@@ -170,6 +259,8 @@ def _torch_cuda_context():
         if torch is not None and torch.cuda.is_available():
             torch.cuda.init()
             torch.cuda.current_device()
+            if _allocator is None and hasattr(_lib, "flashrt_set_allocator"):
+                use_torch_allocator()
     except Exception:  # noqa: BLE001 - the runtime then picks a device itself
         pass
 
@@ -222,6 +313,19 @@ def _empty_like_layout(torch, q, dv):
     return t.permute([order.index(d) for d in range(4)])
 
 
+def _parse_abi(raw):
+    """The ABI record (bytes of JSON) as a dict; FlashError if malformed."""
+    try:
+        abi = json.loads((raw or b"").decode("utf-8"))
+    except UnicodeDecodeError as ex:
+        raise FlashError(f"its ABI record is not UTF-8 ({ex.reason} at byte {ex.start})") from None
+    except ValueError as ex:
+        raise FlashError(f"its ABI record is not valid JSON ({ex})") from None
+    if not isinstance(abi, dict):
+        raise FlashError(f"its ABI record is not a JSON object: {raw[:80]!r}")
+    return abi
+
+
 class Kernel:
     """One entry point of an artifact: Kernel("libattn.so", "attn")."""
 
@@ -230,8 +334,10 @@ class Kernel:
             raise TypeError(f"artifact_path must be a path, not {type(artifact_path).__name__}")
         if not isinstance(func, str):
             raise TypeError(f"func must be a str, not {type(func).__name__}")
-        self._lib = load_runtime()
         self._handle = None
+        _check_path("artifact path", artifact_path)
+        _check_path("function name", func)
+        self._lib = load_runtime()
         self._tls = threading.local()
         self.artifact_path = os.fsdecode(artifact_path)
         self.func = func
@@ -241,7 +347,11 @@ class Kernel:
         if rc:
             raise _error(self._lib, rc, f"cannot open {func} in {self.artifact_path}")
         self._handle = handle
-        self.abi = json.loads(self._lib.flashrt_abi(handle).decode())
+        try:
+            self.abi = _parse_abi(self._lib.flashrt_abi(handle))
+        except FlashError as ex:
+            self.close()
+            raise FlashError(f"{func} in {self.artifact_path}: {ex}") from None
         self._has_lse = bool(self.abi.get("lse"))
         self._dv = int(self.abi.get("head_dim_v") or self.abi.get("head_dim") or 0)
         # Entries over a KV cache take kv_lens and/or a block table.
@@ -325,3 +435,16 @@ class Kernel:
 
     def __repr__(self):
         return f"Kernel({self.artifact_path!r}, {self.func!r})"
+
+
+from .variants import Variant  # noqa: E402
+from .cache import set_compiler  # noqa: E402
+from .ops import attention, precompile, set_cache_dir, set_chip, variant_for  # noqa: E402
+
+try:
+    import torch as _torch_module  # noqa: E402
+except ImportError:
+    _torch_module = None
+if _torch_module is not None:
+    from .ops import register as _register  # noqa: E402
+    _register(_torch_module)

@@ -159,6 +159,24 @@ FLASHRT_API void flashrt_set_async(int on);
  * are), may turn it off. Every other check stays. */
 FLASHRT_API void flashrt_set_pointer_checks(int on);
 
+/* Scratch memory (the split-KV partials an entry allocates and frees around
+ * its kernels, through gpu.alloc/gpu.dealloc) comes by default from the
+ * driver's stream-ordered pool, cached per stream. A caller with its own
+ * allocator (PyTorch's caching allocator, so that the call can be captured
+ * in a CUDA graph and its memory is accounted) hands it here: `alloc` gets
+ * the byte count and the stream of the call (the one passed to
+ * flashrt_attention*) and returns device memory usable in stream order on
+ * it, or NULL on failure (the call then fails with FLASHRT_ERR_CUDA);
+ * `free` gives a block back in stream order: work already queued on
+ * `stream` may still read it. `user` is passed through. Process-wide; both
+ * NULL restores the default, exactly one NULL is FLASHRT_ERR_INVALID_ARGUMENT.
+ * Blocks of the default allocator are always freed by it; set a caller's
+ * allocator while no call is running (a call frees what it allocated). */
+typedef void *(*flashrt_alloc_fn)(size_t bytes, void *stream, void *user);
+typedef void (*flashrt_free_fn)(void *ptr, void *stream, void *user);
+FLASHRT_API int flashrt_set_allocator(flashrt_alloc_fn alloc,
+                                      flashrt_free_fn free, void *user);
+
 /* Small device helpers for tools without PyTorch. They use the current CUDA
  * context, else the primary context of $FLASHRT_DEVICE (default 0). */
 FLASHRT_API int flashrt_malloc(void **ptr, size_t bytes);

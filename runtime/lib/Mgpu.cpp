@@ -13,6 +13,9 @@
 //  * kernels needing over 48 KiB of dynamic shared memory are opted in once;
 //  * looked-up functions are cached, as the entry asks for its kernel by
 //    name on every call and small decode launches should not pay for it.
+//  * scratch memory comes from the caller's allocator when one is set
+//    (flashrt_set_allocator), else from a per-stream cache of the driver's
+//    stream-ordered allocations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +70,7 @@ struct Registry {
   std::unordered_map<CUfunction, FunctionInfo> byFunction;
   std::map<std::pair<CUmodule, const char *>, CUfunction> byName;
   std::set<CUdeviceptr> asyncAllocations;
+  std::set<CUdeviceptr> managedAllocations;
   /// Scratch blocks (split-KV partials) given back by mgpuMemFree, kept for
   /// the next call on the same stream: a decode step allocates and frees
   /// the same sizes every call, and a fresh stream-ordered allocation costs
@@ -81,6 +85,25 @@ struct Registry {
   std::unordered_map<CUdeviceptr, uint64_t> scratchSizes;
 };
 constexpr size_t kScratchCacheBlocks = 16;
+
+/// The caller's allocator (flashrt_set_allocator); empty for the built-in.
+struct CallerAllocator {
+  flashrt_alloc_fn alloc = nullptr;
+  flashrt_free_fn free = nullptr;
+  void *user = nullptr;
+};
+std::mutex &allocatorMutex() {
+  static std::mutex *m = new std::mutex;
+  return *m;
+}
+CallerAllocator &callerAllocatorSlot() {
+  static CallerAllocator *a = new CallerAllocator;
+  return *a;
+}
+CallerAllocator callerAllocator() {
+  std::lock_guard<std::mutex> lock(allocatorMutex());
+  return callerAllocatorSlot();
+}
 // Never destroyed: artifacts unload their modules from their destructors,
 // possibly after this library's static destructors at exit.
 Registry &registry() {
@@ -276,6 +299,10 @@ mgpuLaunchKernel(void *function, int64_t gridX, int64_t gridY, int64_t gridZ,
     recordError(FLASHRT_ERR_LAUNCH, "launch of a kernel that was not found");
     return;
   }
+  // A failed step before it (e.g. a scratch allocation) has left the
+  // kernel's operands unusable: launching would fault the context.
+  if (caller().active && pendingError() != FLASHRT_OK)
+    return;
   auto *f = static_cast<CUfunction>(function);
   std::string name = kernelName(f);
   caller().lastKernel = name;
@@ -413,10 +440,36 @@ extern "C" FLASHRT_API void mgpuEventRecord(void *event, void *stream) {
 // buffers of a split-KV kernel)
 //===----------------------------------------------------------------------===//
 
-/// Stream-ordered where the driver supports it, so that scratch memory
-/// allocated and freed by an entry never makes an async caller wait.
+extern "C" FLASHRT_API int flashrt_set_allocator(flashrt_alloc_fn alloc,
+                                                 flashrt_free_fn free,
+                                                 void *user) {
+  ApiScope scope;
+  clearError();
+  if (!alloc != !free)
+    return recordError(FLASHRT_ERR_INVALID_ARGUMENT,
+                       "flashrt_set_allocator: give both alloc and free, or "
+                       "neither (the built-in allocator)");
+  std::lock_guard<std::mutex> lock(allocatorMutex());
+  callerAllocatorSlot() = CallerAllocator{alloc, free, alloc ? user : nullptr};
+  return FLASHRT_OK;
+}
+
+/// The caller's allocator when one is set; else stream-ordered where the
+/// driver supports it, so that scratch memory allocated and freed by an
+/// entry never makes an async caller wait.
 extern "C" FLASHRT_API void *mgpuMemAlloc(uint64_t bytes, void *stream,
                                           bool isHostShared) {
+  if (!isHostShared) {
+    CallerAllocator a = callerAllocator();
+    if (a.alloc) {
+      void *ptr = bytes > SIZE_MAX ? nullptr : a.alloc(size_t(bytes), stream, a.user);
+      if (!ptr)
+        recordError(FLASHRT_ERR_CUDA, "allocating " + std::to_string(bytes) +
+                                          " bytes of scratch memory: the "
+                                          "caller's allocator failed");
+      return ptr;
+    }
+  }
   const Driver *d = getDriverWithContext();
   if (!d)
     return nullptr;
@@ -442,8 +495,12 @@ extern "C" FLASHRT_API void *mgpuMemAlloc(uint64_t bytes, void *stream,
       recordError(FLASHRT_ERR_CUDA, what + ": no managed memory");
       return nullptr;
     }
-    checkCuda(d->cuMemAllocManaged(&ptr, bytes, CU_MEM_ATTACH_GLOBAL),
-              FLASHRT_ERR_CUDA, what);
+    if (checkCuda(d->cuMemAllocManaged(&ptr, bytes, CU_MEM_ATTACH_GLOBAL),
+                  FLASHRT_ERR_CUDA, what)) {
+      Registry &r = registry();
+      std::lock_guard<std::mutex> lock(r.mutex);
+      r.managedAllocations.insert(ptr);
+    }
     return reinterpret_cast<void *>(ptr);
   }
   if (d->cuMemAllocAsync && d->cuMemFreeAsync &&
@@ -486,11 +543,27 @@ void releaseBlock(const Driver *d, CUdeviceptr p, CUstream stream) {
 } // namespace
 
 extern "C" FLASHRT_API void mgpuMemFree(void *ptr, void *stream) {
-  const Driver *d = getDriverWithContext();
-  if (!d || !ptr)
+  if (!ptr)
     return;
   auto p = reinterpret_cast<CUdeviceptr>(ptr);
   auto s = static_cast<CUstream>(stream);
+  bool builtIn;
+  {
+    Registry &r = registry();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    builtIn = r.scratchSizes.count(p) || r.asyncAllocations.count(p) ||
+              r.managedAllocations.erase(p);
+  }
+  if (!builtIn) {
+    CallerAllocator a = callerAllocator();
+    if (a.free) {
+      a.free(ptr, stream, a.user);
+      return;
+    }
+  }
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return;
   Registry::CachedBlock evicted{0, 0, nullptr};
   {
     Registry &r = registry();

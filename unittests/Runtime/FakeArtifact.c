@@ -46,11 +46,17 @@ void mgpuLaunchKernel(void *f, int64_t gx, int64_t gy, int64_t gz, int64_t bx,
                       void **params, void **extra, int64_t paramsCount);
 void mgpuStreamSynchronize(void *stream);
 void mgpuStreamDestroy(void *stream);
+void *mgpuMemAlloc(uint64_t bytes, void *stream, _Bool isHostShared);
+void mgpuMemFree(void *ptr, void *stream);
 
 /* Knobs and observations for the tests (looked up with dlsym). */
 int fake_calls;
 int32_t fake_smem_bytes;
 const char *fake_kernel_name = "fake_kernel";
+/* Scratch bytes each call allocates around its launch, as a split-KV entry
+ * does (gpu.alloc / gpu.dealloc on the call's stream); 0: none. */
+uint64_t fake_scratch_bytes;
+void *fake_last_scratch;
 MemRef4 fake_last_q, fake_last_o;
 MemRef1 fake_last_lens;
 MemRef2 fake_last_table;
@@ -249,9 +255,14 @@ static void compute(const Semantics *sem, MemRef4 *q, MemRef4 *k, MemRef4 *v,
 static void launch(MemRef4 *q, MemRef4 *o) {
   void *f = mgpuModuleGetFunction(module, fake_kernel_name);
   void *stream = mgpuStreamCreate();
-  void *params[] = {&q->aligned, &o->aligned};
+  void *scratch = 0;
+  if (fake_scratch_bytes)
+    fake_last_scratch = scratch = mgpuMemAlloc(fake_scratch_bytes, stream, 0);
+  void *params[] = {&q->aligned, &o->aligned, &scratch};
   mgpuLaunchKernel(f, (q->sizes[2] + 127) / 128, q->sizes[1], q->sizes[0], 128,
-                   1, 1, fake_smem_bytes, stream, params, 0, 2);
+                   1, 1, fake_smem_bytes, stream, params, 0, 3);
+  if (scratch)
+    mgpuMemFree(scratch, stream);
   mgpuStreamSynchronize(stream);
   mgpuStreamDestroy(stream);
 }

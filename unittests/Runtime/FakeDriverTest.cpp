@@ -369,6 +369,78 @@ TEST_F(FakeDriver, ScratchMemory) {
   EXPECT_STREQ(flashrt_last_error(), "");
 }
 
+/// A caller's allocator (flashrt_set_allocator) that records its calls and
+/// hands out blocks of its own arena, or NULL when `fail` is set.
+struct RecordingAllocator {
+  alignas(256) char arena[4][8192];
+  int allocs = 0, frees = 0;
+  size_t lastBytes = 0;
+  void *lastAllocStream = nullptr, *lastFreed = nullptr, *lastFreeStream = nullptr;
+  bool fail = false;
+
+  static void *alloc(size_t bytes, void *stream, void *user) {
+    auto *a = static_cast<RecordingAllocator *>(user);
+    a->lastBytes = bytes;
+    a->lastAllocStream = stream;
+    if (a->fail || bytes > sizeof(a->arena[0]))
+      return nullptr;
+    return a->arena[a->allocs++ % 4];
+  }
+  static void free(void *ptr, void *stream, void *user) {
+    auto *a = static_cast<RecordingAllocator *>(user);
+    ++a->frees;
+    a->lastFreed = ptr;
+    a->lastFreeStream = stream;
+  }
+};
+
+TEST_F(FakeDriver, CallerAllocatorServesScratch) {
+  RecordingAllocator a;
+  EXPECT_EQ(flashrt_set_allocator(RecordingAllocator::alloc, nullptr, &a),
+            FLASHRT_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(lastError().find("both alloc and free"), std::string::npos);
+  // A block of the built-in allocator, freed after the switch, goes back
+  // where it came from.
+  void *old = mgpuMemAlloc(1000, nullptr, false);
+  ASSERT_NE(old, nullptr);
+  ASSERT_EQ(flashrt_set_allocator(RecordingAllocator::alloc,
+                                  RecordingAllocator::free, &a),
+            FLASHRT_OK);
+  mgpuMemFree(old, nullptr);
+  EXPECT_EQ(a.frees, 0);
+
+  open("fake");
+  setUp(Problem());
+  *artifactSymbol<uint64_t>("fake_scratch_bytes") = 4096;
+  auto *stream = reinterpret_cast<void *>(0x5a);
+  ASSERT_EQ(run(stream), FLASHRT_OK) << lastError();
+  void *scratch = *artifactSymbol<void *>("fake_last_scratch");
+  EXPECT_EQ(a.allocs, 1);
+  EXPECT_EQ(a.lastBytes, 4096u);
+  EXPECT_EQ(a.lastAllocStream, stream);
+  EXPECT_EQ(scratch, static_cast<void *>(a.arena[0]));
+  EXPECT_EQ(a.frees, 1);
+  EXPECT_EQ(a.lastFreed, scratch);
+  EXPECT_EQ(a.lastFreeStream, stream);
+  EXPECT_EQ(fake().launches, 1);
+
+  // A failed allocation fails the call, and nothing is launched on it.
+  a.fail = true;
+  EXPECT_EQ(run(stream), FLASHRT_ERR_CUDA);
+  EXPECT_NE(lastError().find("allocating 4096 bytes of scratch memory: the "
+                             "caller's allocator failed"),
+            std::string::npos)
+      << lastError();
+  EXPECT_EQ(fake().launches, 1);
+
+  // Both NULL: the built-in allocator again.
+  ASSERT_EQ(flashrt_set_allocator(nullptr, nullptr, nullptr), FLASHRT_OK);
+  ASSERT_EQ(run(stream), FLASHRT_OK) << lastError();
+  EXPECT_EQ(a.allocs, 1);
+  EXPECT_EQ(fake().launches, 2);
+  *artifactSymbol<uint64_t>("fake_scratch_bytes") = 0;
+}
+
 /// Device copies of host data, as i32 tensors of the given sizes.
 template <typename T>
 void *deviceCopy(std::vector<void *> &buffers, const std::vector<T> &host) {

@@ -1,0 +1,51 @@
+"""Command line of the flashmlir package.
+
+  python3 -m flashmlir precompile --chip=sm_90a [--cache-dir=DIR] VARIANT...
+  python3 -m flashmlir mlir VARIANT...       # the MLIR compiled for them
+  python3 -m flashmlir info                  # runtime, compiler, cache dir
+
+VARIANT is a variant name (flashmlir.variants.Variant.name), as a missing
+kernel's FlashError names it, e.g. attn_bf16_d128_causal or
+decode_bf16_d128_h32x8_q1_lens_page16.
+"""
+import argparse
+import sys
+
+from . import FlashError, Variant, load_runtime, precompile
+from .cache import default_cache_dir, find_compiler
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python3 -m flashmlir", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("precompile", help="compile variants into a kernel cache")
+    p.add_argument("--chip", required=True, help="sm_90a for the H200 (warpgroup MMA)")
+    p.add_argument("--cache-dir", default=None, help=f"default: {default_cache_dir()}")
+    p.add_argument("variants", nargs="+")
+    m = sub.add_parser("mlir", help="print a variant's MLIR")
+    m.add_argument("variants", nargs="+")
+    sub.add_parser("info", help="where the runtime, compiler and cache are")
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == "precompile":
+            for path in precompile(a.variants, a.chip, a.cache_dir):
+                print(path)
+        elif a.cmd == "mlir":
+            sys.stdout.write("\n".join(Variant.parse(v).mlir() for v in a.variants))
+        else:
+            try:
+                load_runtime()
+                from . import _lib_path
+                print("runtime:", _lib_path)
+            except FlashError as ex:
+                print("runtime:", ex)
+            print("compiler:", find_compiler())
+            print("cache dir:", default_cache_dir())
+    except FlashError as ex:
+        print(f"error: {ex}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

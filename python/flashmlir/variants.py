@@ -1,0 +1,286 @@
+"""Kernel variants: what one compiled attention function is specialised for.
+
+A Variant is the compile-time half of a flashmlir.attention call: element
+type, head dims, mask (causal, window), softcap and scale (all attributes of
+flash.attention, fixed in the kernel: the ABI record reports the scale the
+kernel applies, there is no run-time scale operand), and the kind:
+
+  * prefill ("attn_..."): batch, head counts and lengths dynamic, one kernel
+    for every shape, as scripts/gen-variants.py writes them;
+  * decode ("decode_..."): static head counts and query length (so that
+    flash-fold-gqa folds query heads and flash-plan chooses a run-time split
+    count), optionally kv_lens and a paged cache of a static page size, as
+    scripts/gen-decode-variants.py writes them.
+
+Its name is canonical and parses back (Variant.parse), so an error message can
+name it and `python3 -m flashmlir precompile NAME` can build it. Storage order
+(BHSD, BSHD) is not part of it: the kernels take strided views.
+"""
+
+import math
+import re
+import struct
+
+__all__ = ["Variant", "DTYPES"]
+
+DTYPES = ("bf16", "f16")
+
+
+def f32(x):
+    """x rounded to float32 (what the kernel's f32 attribute holds)."""
+    return struct.unpack("<f", struct.pack("<f", float(x)))[0]
+
+
+def f32_text(x):
+    """The shortest decimal text that reads back as the same float32."""
+    x = f32(x)
+    for digits in range(1, 10):
+        text = repr(float("%.*g" % (digits, x)))  # 30.0, not 3e+01
+        if f32(float(text)) == x:
+            return text
+    return repr(x)
+
+
+def _name_number(x):
+    """f32_text for a name, which is an MLIR symbol, a PTX kernel name and a
+    file name: '.' as 'p', '-' (of an exponent) as 'm', no '+'."""
+    return f32_text(x).replace(".", "p").replace("-", "m").replace("+", "")
+
+
+def _bound(x):
+    return "u" if x < 0 else str(x)
+
+
+class Variant:
+    """One kernel variant; immutable and hashable. See the module docstring."""
+
+    __slots__ = ("dtype", "head_dim", "head_dim_v", "causal", "window", "softcap",
+                 "scale", "decode", "heads_q", "heads_kv", "seq_q", "kv_lens",
+                 "page_size")
+
+    def __init__(self, dtype, head_dim, head_dim_v=None, causal=False, window=None,
+                 softcap=None, scale=None, decode=False, heads_q=0, heads_kv=0, seq_q=0,
+                 kv_lens=False, page_size=0):
+        from . import FlashError
+        if dtype not in DTYPES:
+            raise FlashError(f"unsupported dtype {dtype!r}: the GPU kernels take {' or '.join(DTYPES)}")
+        head_dim_v = head_dim if head_dim_v is None else head_dim_v
+        for what, d in (("head_dim", head_dim), ("head_dim_v", head_dim_v)):
+            if not isinstance(d, int) or d <= 0 or d % 8:
+                raise FlashError(f"{what} must be a positive multiple of 8 (16-byte rows), got {d}")
+        left, right = (-1, -1) if window is None else tuple(int(x) for x in window)
+        if left < -1 or right < -1:
+            raise FlashError(f"window bounds must be >= -1 (-1: unbounded), got {window}")
+        if (left, right) == (-1, 0):  # FA2's way of spelling causal
+            causal, left, right = True, -1, -1
+        softcap = f32(softcap) if softcap else 0.0
+        if softcap < 0 or not math.isfinite(softcap):
+            raise FlashError(f"softcap must be a positive finite number, got {softcap}")
+        if scale is not None:
+            scale = f32(scale)
+            if not math.isfinite(scale) or scale <= 0:
+                raise FlashError(f"scale must be a positive finite number, got {scale}")
+            if scale == f32(1.0 / math.sqrt(head_dim)):
+                scale = None  # the kernel's default: the same variant
+        decode = bool(decode)
+        if decode:
+            if heads_q <= 0 or heads_kv <= 0 or seq_q <= 0 or heads_q % heads_kv:
+                raise FlashError(f"decode variants need static heads_q % heads_kv == 0 and "
+                                 f"seq_q > 0, got {heads_q}/{heads_kv}, seq_q {seq_q}")
+            if page_size < 0 or (page_size and not kv_lens):
+                raise FlashError("a paged decode variant needs kv_lens")
+        elif kv_lens or page_size or heads_q or heads_kv or seq_q:
+            raise FlashError("only decode variants have static heads, kv_lens or pages")
+        values = dict(dtype=dtype, head_dim=head_dim, head_dim_v=head_dim_v,
+                      causal=bool(causal), window=(left, right), softcap=softcap,
+                      scale=scale, decode=decode, heads_q=int(heads_q),
+                      heads_kv=int(heads_kv), seq_q=int(seq_q), kv_lens=bool(kv_lens),
+                      page_size=int(page_size))
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+
+    def __setattr__(self, *_):
+        raise AttributeError("Variant is immutable")
+
+    def _key(self):
+        return tuple(getattr(self, s) for s in self.__slots__)
+
+    def __eq__(self, other):
+        return isinstance(other, Variant) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"Variant.parse({self.name!r})"
+
+    def as_dict(self):
+        return {s: getattr(self, s) for s in self.__slots__}
+
+    # ------------------------------------------------------------------
+    # Names
+
+    @property
+    def name(self):
+        """attn_bf16_d128[_v64][_causal][_winLxR][_capC][_sS] or
+        decode_bf16_d128[_v64]_h32x8_q1[_causal][_winLxR][_capC][_sS][_lens][_pageP]
+        (u: an unbounded window side). Also the kernel's function name."""
+        parts = ["decode" if self.decode else "attn", self.dtype, f"d{self.head_dim}"]
+        if self.head_dim_v != self.head_dim:
+            parts.append(f"v{self.head_dim_v}")
+        if self.decode:
+            parts += [f"h{self.heads_q}x{self.heads_kv}", f"q{self.seq_q}"]
+        if self.causal:
+            parts.append("causal")
+        if self.window != (-1, -1):
+            parts.append(f"win{_bound(self.window[0])}x{_bound(self.window[1])}")
+        if self.softcap:
+            parts.append(f"cap{_name_number(self.softcap)}")
+        if self.scale is not None:
+            parts.append(f"s{_name_number(self.scale)}")
+        if self.kv_lens:
+            parts.append("lens")
+        if self.page_size:
+            parts.append(f"page{self.page_size}")
+        return "_".join(parts)
+
+    _TOKEN = re.compile(r"(d|v|q|page)(\d+)$|h(\d+)x(\d+)$|win(u|\d+)x(u|\d+)$|"
+                        r"cap([0-9pem]+)$|s([0-9pem]+)$")
+
+    @classmethod
+    def parse(cls, name):
+        """The Variant whose .name is `name` (FlashError if it is none)."""
+        from . import FlashError
+        parts = name.split("_")
+        if len(parts) < 3 or parts[0] not in ("attn", "decode") or parts[1] not in DTYPES:
+            raise FlashError(f"not a variant name: {name!r} (expected attn_<dtype>_d<D>... "
+                             "or decode_<dtype>_d<D>_h<Hq>x<Hkv>_q<Sq>...)")
+        kw = {"dtype": parts[1], "decode": parts[0] == "decode"}
+        window = [-1, -1]
+        for tok in parts[2:]:
+            m = cls._TOKEN.match(tok)
+            if tok in ("causal", "lens"):
+                kw["kv_lens" if tok == "lens" else tok] = True
+            elif m and m.group(1):
+                key = {"d": "head_dim", "v": "head_dim_v", "q": "seq_q", "page": "page_size"}
+                kw[key[m.group(1)]] = int(m.group(2))
+            elif m and m.group(3):
+                kw["heads_q"], kw["heads_kv"] = int(m.group(3)), int(m.group(4))
+            elif m and m.group(5):
+                window = [-1 if x == "u" else int(x) for x in (m.group(5), m.group(6))]
+                kw["window"] = window
+            elif m and (m.group(7) or m.group(8)):
+                try:
+                    kw["softcap" if m.group(7) else "scale"] = float(
+                        (m.group(7) or m.group(8)).replace("p", ".").replace("m", "-"))
+                except ValueError:
+                    raise FlashError(f"bad number in variant name {name!r}: {tok!r}") from None
+            else:
+                raise FlashError(f"unknown part {tok!r} in variant name {name!r}")
+        if "head_dim" not in kw:
+            raise FlashError(f"variant name {name!r} has no head dim (d<D>)")
+        v = cls(**kw)
+        if v.name != name:
+            raise FlashError(f"variant name {name!r} is not canonical: {v.name!r}")
+        return v
+
+    # ------------------------------------------------------------------
+    # MLIR
+
+    def mlir(self):
+        """A module with one function, named after the variant: the memref
+        form of flash.attention with O and LSE, for the project's compiler."""
+        dt, d, dv = self.dtype, self.head_dim, self.head_dim_v
+        strided = "strided<[?, ?, ?, 1], offset: ?>"
+        lse_layout = "strided<[?, ?, 1], offset: ?>"
+        if self.decode:
+            hq, hkv, sq = self.heads_q, self.heads_kv, self.seq_q
+            kv_seq = self.page_size or "?"
+            qt = f"memref<?x{hq}x{sq}x{d}x{dt}, {strided}>"
+            kt = f"memref<?x{hkv}x{kv_seq}x{d}x{dt}, {strided}>"
+            vt = f"memref<?x{hkv}x{kv_seq}x{dv}x{dt}, {strided}>"
+            ot = f"memref<?x{hq}x{sq}x{dv}x{dt}, {strided}>"
+            lt = f"memref<?x{hq}x{sq}xf32, {lse_layout}>"
+        else:
+            qt = kt = f"memref<?x?x?x{d}x{dt}, {strided}>"
+            vt = ot = f"memref<?x?x?x{dv}x{dt}, {strided}>"
+            lt = f"memref<?x?x?xf32, {lse_layout}>"
+        args = [f"%q: {qt}", f"%k: {kt}", f"%v: {vt}"]
+        serving = ""
+        if self.kv_lens:
+            args.append("%lens: memref<?xi32>")
+            serving += " kv_lens(%lens : memref<?xi32>)"
+        if self.page_size:
+            table = "memref<?x?xi32, strided<[?, 1], offset: ?>>"
+            args.append(f"%table: {table}")
+            serving += f" block_table(%table : {table})"
+        args += [f"%o: {ot}", f"%lse: {lt}"]
+        attrs = ["causal"] if self.causal else []
+        if self.window != (-1, -1):
+            attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
+        if self.softcap:
+            attrs.append(f"softcap = {f32_text(self.softcap)} : f32")
+        if self.scale is not None:
+            attrs.append(f"scale = {f32_text(self.scale)} : f32")
+        attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
+        return (f"// flashmlir variant {self.name}\n"
+                f"func.func @{self.name}({', '.join(args)}) {{\n"
+                f"  flash.attention ins(%q, %k, %v : {qt}, {kt}, {vt}){serving}\n"
+                f"      outs(%o, %lse : {ot}, {lt}){attrs}\n"
+                f"  return\n}}\n")
+
+    # ------------------------------------------------------------------
+    # From a call
+
+    @classmethod
+    def for_call(cls, q, k, v, causal=False, window=None, softcap=None, scale=None,
+                 kv_lens=None, block_table=None):
+        """The variant flashmlir.attention runs for these tensors (any device,
+        meta included) and options: decode (static heads and query length)
+        when kv_lens or block_table is given, as with flash_attn_with_kvcache;
+        prefill (one kernel for all shapes) otherwise."""
+        from . import FlashError
+        dtype = _dtype_name(q)
+        for name, t in (("k", k), ("v", v)):
+            if _dtype_name(t) != dtype:
+                raise FlashError(f"{name} is {t.dtype}, q is {q.dtype}")
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            if t.dim() != 4:
+                raise FlashError(f"{name} must be rank 4 [batch, heads, seq, head_dim], "
+                                 f"got shape {tuple(t.shape)}")
+        b, hq, sq, d = q.shape
+        hkv = k.shape[1]
+        if k.shape[3] != d:
+            raise FlashError(f"k's head dim {k.shape[3]} differs from q's {d}")
+        if tuple(v.shape[:3]) != tuple(k.shape[:3]):
+            raise FlashError(f"v's shape {tuple(v.shape)} does not match k's {tuple(k.shape)} "
+                             "in batch, heads and seq")
+        if hkv == 0 or hq % hkv:
+            raise FlashError(f"q's {hq} heads are not a multiple of k's {hkv} (GQA)")
+        page = 0
+        if block_table is not None:
+            page = int(k.shape[2])
+            if block_table.dim() != 2 or block_table.shape[0] != b:
+                raise FlashError(f"block_table must be [batch={b}, pages_per_seq], got "
+                                 f"{tuple(block_table.shape)}")
+        elif k.shape[0] != b:
+            raise FlashError(f"k's batch {k.shape[0]} differs from q's {b}")
+        for name, t in (("kv_lens", kv_lens), ("block_table", block_table)):
+            if t is not None and str(t.dtype) != "torch.int32":
+                raise FlashError(f"{name} must be int32, got {t.dtype}")
+        if kv_lens is not None and tuple(kv_lens.shape) != (b,):
+            raise FlashError(f"kv_lens must be [batch={b}], got {tuple(kv_lens.shape)}")
+        decode = kv_lens is not None or block_table is not None
+        return cls(dtype, int(d), int(v.shape[3]), causal=causal, window=window,
+                   softcap=softcap, scale=scale, decode=decode,
+                   heads_q=int(hq) if decode else 0, heads_kv=int(hkv) if decode else 0,
+                   seq_q=int(sq) if decode else 0,
+                   kv_lens=kv_lens is not None or block_table is not None, page_size=page)
+
+
+def _dtype_name(t):
+    from . import FlashError
+    name = {"torch.bfloat16": "bf16", "torch.float16": "f16"}.get(str(t.dtype))
+    if name is None:
+        raise FlashError(f"unsupported dtype {t.dtype}: the GPU kernels take bfloat16 or float16")
+    return name
