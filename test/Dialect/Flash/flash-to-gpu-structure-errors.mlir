@@ -1,0 +1,106 @@
+// RUN: flash-opt %s -split-input-file --flash-to-gpu=chip=sm_90 -verify-diagnostics
+
+// flash-to-gpu reads the tile-level ops and refuses, at the op, what it
+// would otherwise lower wrongly or drop: a KV loop that is not one
+// update, K/V tiles that are not tile reads, an op with effects of its own
+// in the grid, a store of something other than the epilogue's outputs.
+
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @two_updates(%q: !T, %k: !T, %v: !T, %o: !T, %n: index, %lo: index, %hi: index, %x: memref<?xf32>) {
+   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>} {
+    %c64 = arith.constant 64 : index
+    %row = arith.muli %m, %c64 : index
+    %qt = flash.tile_load %q[%b, %h, %row] limit %n : !T -> tensor<64x64xbf16>
+    %acc0 = tensor.empty() : tensor<64x64xf32>
+    %m0 = tensor.empty() : tensor<64xf32>
+    // expected-error @+1 {{flash-to-gpu: a KV loop needs exactly one flash.tile_update}}
+    %r:3 = flash.kv_loop %j = %lo to %hi reversed iter_args(%acc = %acc0, %mx = %m0, %l = %m0) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>) attributes {role = "main"} {
+      %col = arith.muli %j, %c64 : index
+      %kt = flash.tile_load %k[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      %vt = flash.tile_load %v[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      %a2, %m2, %l2 = flash.tile_update %qt, %kt, %vt, %acc, %mx, %l at(%row, %col) bounds(%n, %n) {scale = 1.250000e-01 : f32} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+      %a3, %m3, %l3 = flash.tile_update %qt, %kt, %vt, %acc, %mx, %l at(%row, %col) bounds(%n, %n) {scale = 1.250000e-01 : f32} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+      flash.yield %a2, %m2, %l2 : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+    }
+    %out, %lse = flash.tile_finalize %r#0, %r#1, %r#2 {scale = 1.250000e-01 : f32} : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<64x64xbf16>, tensor<64xf32>
+    flash.tile_store %out, %o[%b, %h, %row] rows %n : tensor<64x64xbf16> -> !T
+  }
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @k_not_loaded(%q: !T, %k: !T, %v: !T, %o: !T, %n: index, %lo: index, %hi: index, %x: memref<?xf32>) {
+   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>} {
+    %c64 = arith.constant 64 : index
+    %row = arith.muli %m, %c64 : index
+    %qt = flash.tile_load %q[%b, %h, %row] limit %n : !T -> tensor<64x64xbf16>
+    %acc0 = tensor.empty() : tensor<64x64xf32>
+    %m0 = tensor.empty() : tensor<64xf32>
+    %r:3 = flash.kv_loop %j = %lo to %hi reversed iter_args(%acc = %acc0, %mx = %m0, %l = %m0) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>) attributes {role = "main"} {
+      %col = arith.muli %j, %c64 : index
+      %kt = tensor.empty() : tensor<64x64xbf16>
+      %vt = flash.tile_load %v[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      // expected-error @+1 {{flash-to-gpu: K and V tiles must come from flash.tile_load}}
+      %a2, %m2, %l2 = flash.tile_update %qt, %kt, %vt, %acc, %mx, %l at(%row, %col) bounds(%n, %n) {scale = 1.250000e-01 : f32} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+      
+      flash.yield %a2, %m2, %l2 : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+    }
+    %out, %lse = flash.tile_finalize %r#0, %r#1, %r#2 {scale = 1.250000e-01 : f32} : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<64x64xbf16>, tensor<64xf32>
+    flash.tile_store %out, %o[%b, %h, %row] rows %n : tensor<64x64xbf16> -> !T
+  }
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @store_other(%q: !T, %k: !T, %v: !T, %o: !T, %n: index, %lo: index, %hi: index, %x: memref<?xf32>) {
+   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>} {
+    %c64 = arith.constant 64 : index
+    %row = arith.muli %m, %c64 : index
+    %qt = flash.tile_load %q[%b, %h, %row] limit %n : !T -> tensor<64x64xbf16>
+    %acc0 = tensor.empty() : tensor<64x64xf32>
+    %m0 = tensor.empty() : tensor<64xf32>
+    %r:3 = flash.kv_loop %j = %lo to %hi reversed iter_args(%acc = %acc0, %mx = %m0, %l = %m0) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>) attributes {role = "main"} {
+      %col = arith.muli %j, %c64 : index
+      %kt = flash.tile_load %k[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      %vt = flash.tile_load %v[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      %a2, %m2, %l2 = flash.tile_update %qt, %kt, %vt, %acc, %mx, %l at(%row, %col) bounds(%n, %n) {scale = 1.250000e-01 : f32} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+      
+      flash.yield %a2, %m2, %l2 : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+    }
+    %out, %lse = flash.tile_finalize %r#0, %r#1, %r#2 {scale = 1.250000e-01 : f32} : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<64x64xbf16>, tensor<64xf32>
+    // expected-error @+1 {{flash-to-gpu: only the epilogue's O and LSE are stored}}
+    flash.tile_store %qt, %o[%b, %h, %row] rows %n : tensor<64x64xbf16> -> !T
+  }
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @store_in_grid(%q: !T, %k: !T, %v: !T, %o: !T, %n: index, %lo: index, %hi: index, %x: memref<?xf32>) {
+   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>} {
+    %c64 = arith.constant 64 : index
+    %row = arith.muli %m, %c64 : index
+    %qt = flash.tile_load %q[%b, %h, %row] limit %n : !T -> tensor<64x64xbf16>
+    %acc0 = tensor.empty() : tensor<64x64xf32>
+    %m0 = tensor.empty() : tensor<64xf32>
+        %r:3 = flash.kv_loop %j = %lo to %hi reversed iter_args(%acc = %acc0, %mx = %m0, %l = %m0) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>) attributes {role = "main"} {
+      %col = arith.muli %j, %c64 : index
+      %kt = flash.tile_load %k[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      %vt = flash.tile_load %v[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      %a2, %m2, %l2 = flash.tile_update %qt, %kt, %vt, %acc, %mx, %l at(%row, %col) bounds(%n, %n) {scale = 1.250000e-01 : f32} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+      flash.yield %a2, %m2, %l2 : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
+    }
+    %out, %lse = flash.tile_finalize %r#0, %r#1, %r#2 {scale = 1.250000e-01 : f32} : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<64x64xbf16>, tensor<64xf32>
+    %f = arith.constant 0.0 : f32
+    // expected-error @+1 {{flash-to-gpu: unexpected op in an attention grid}}
+    memref.store %f, %x[%n] : memref<?xf32>
+    flash.tile_store %out, %o[%b, %h, %row] rows %n : tensor<64x64xbf16> -> !T
+  }
+  return
+}
+
