@@ -19,11 +19,8 @@ inline void registerAllFlashDialects(DialectRegistry &registry) {
   registry.insert<FlashDialect>();
 }
 
-/// Registers the flash passes and named pipelines.
-inline void registerAllFlashPasses() {
-  registerFlashConversionPasses();
-  registerFlashPassesAndPipelines();
-}
+/// Registers the flash passes, the conversions and the named pipelines.
+inline void registerAllFlashPasses() { registerFlashPassesAndPipelines(); }
 
 } // namespace mlir::flash
 

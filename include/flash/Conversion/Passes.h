@@ -1,7 +1,8 @@
 //===- Passes.h - flash conversion passes -----------------------*- C++ -*-===//
 //
 // Declarations of the conversions out of the flash dialect's tile level
-// (generated from Passes.td) and their pattern sets, for embedders that
+// (flash-tile-to-scf for the CPU, flash-to-gpu for NVIDIA GPUs; generated
+// from Passes.td) and their pattern sets, for embedders that
 // compose them into their own conversions.
 //
 //===----------------------------------------------------------------------===//
@@ -11,6 +12,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

@@ -29,4 +29,66 @@ def FlashTileToSCF : Pass<"flash-tile-to-scf"> {
   ];
 }
 
+def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower flash-tile's grids to FlashAttention-2 kernels "
+                "(mma.sync, or wgmma on sm_90a) and their launches";
+  let description = [{
+    Turns each `flash.grid` that `flash-tile` produced into a `gpu.func` in the
+    `gpu.module @flash_kernels` (with an `#nvvm.target`) and replaces the
+    grid by a `gpu.launch_func` with one program per grid iteration (x = Q
+    row block, y = query head, z = batch) and `32 * warps` threads.
+
+    The kernel is FA2's forward kernel, built from the tiled IR (its KV
+    loops, their bounds and block starts, the tile ops' attributes):
+
+    * Q and a 2-stage ring of K/V blocks in dynamic shared memory, written
+      by 16-byte `cp.async` copies into an XOR-swizzled layout; the copy of
+      the next KV block (also across the peeled loops) is in flight while
+      the current block's two GEMMs run; tail rows are zero-filled;
+    * S = Q K^T and O += P V with `mma.sync.m16n8k16` (f32 accumulation),
+      Q and K fragments by `ldmatrix`, V by `ldmatrix.trans`;
+    * S and P stay in registers: P is converted to bf16/f16 in registers and
+      used as the A operand of the second MMA;
+    * row max and row sum by quad shuffles; exp2 with the scale folded into
+      one FFMA; the element mask only in the loops flash-tile masked;
+    * the epilogue O = acc / l, LSE = m * c + log l, O staged through the
+      shared memory that Q used and written with 16-byte stores.
+
+    A `wgmma = true` configuration (chip `sm_90a` only) gets the Hopper
+    variant of the same kernel: each warpgroup's two GEMMs are
+    `wgmma.mma_async` (S from K-major shared-memory descriptors, O += P V
+    with P from registers and V read MN-major), the tiles use wgmma's
+    128-byte-swizzle canonical layout, and landed `cp.async` writes are
+    fenced into the async proxy before each iteration's barrier.
+    With `producer = true` as well, one more warpgroup only loads K/V
+    (FA3's warp specialization): an mbarrier full/empty ring per stage
+    replaces the per-iteration barrier, the consumers synchronise among
+    themselves with a named barrier, and `setmaxnreg` moves the producer's
+    registers to the consumers (`.minnctapersm 1` so ptxas knows the count
+    at entry).
+
+    The host function gets `llvm.emit_c_interface` and an exported
+    `<func>_flash_abi` string describing the compiled kernel for the runtime.
+    What is not supported yet (other element types, head dims that are not
+    multiples of 16 from 32 to 256, Dv != D, stages outside 2-4, wgmma off
+    sm_90a or with a head dim not a multiple of 64) is refused with a
+    diagnostic.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "Target SM (sm_80, sm_90, sm_90a, ...), recorded in the "
+           "#nvvm.target; wgmma configurations need sm_90a">,
+    Option<"features", "features", "std::string", /*default=*/"\"+ptx80\"",
+           "PTX features of the #nvvm.target">,
+    Option<"smemLimitKB", "smem-kb", "int64_t", /*default=*/"227",
+           "Shared memory one program may use, in KiB">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // FLASH_CONVERSION_PASSES_TD

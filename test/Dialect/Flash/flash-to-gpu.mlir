@@ -51,8 +51,8 @@
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xi32>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<1>
 // CHECK: gpu.return
-// The artifact describes itself to the runtime.
-// CHECK: llvm.mlir.global external constant @causal_flash_abi("{\22func\22:\22causal\22,\22dtype\22:\22f16\22,\22head_dim\22:32,{{.*}}\22causal\22:true,{{.*}}\22lse\22:true,\22arch\22:\22sm_90\22,\22block_m\22:32,\22block_n\22:16,\22warps\22:2,\22stages\22:2,\22smem_bytes\22:6144,
+// The artifact describes itself to the runtime (llvm::json: keys sorted).
+// CHECK: llvm.mlir.global external constant @causal_flash_abi("{\22arch\22:\22sm_90\22,\22block_m\22:32,\22block_n\22:16,\22causal\22:true,\22dtype\22:\22f16\22,\22func\22:\22causal\22,\22head_dim\22:32,\22head_dim_v\22:32,{{.*}}\22lse\22:true,{{.*}}\22scale\22:0.17677669{{[0-9]*}},\22smem_bytes\22:6144,{{.*}}\22stages\22:2,\22warps\22:2,\22window\22:[-1,-1]}\00")
 func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
       {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 2>}

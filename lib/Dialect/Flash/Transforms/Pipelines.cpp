@@ -89,6 +89,7 @@ void mlir::flash::buildFlashLowerToGPUPipeline(
 
 void mlir::flash::registerFlashPassesAndPipelines() {
   registerFlashPasses();
+  registerFlashConversionPasses();
   PassPipelineRegistration<>(
       "flash-lower-to-cpu",
       "Lower flash.attention to the LLVM dialect for the host CPU "

@@ -1,0 +1,467 @@
+//===- FlashToGPU.cpp - flash.grid -> FA2 kernels and their launches ------===//
+//
+// flash-to-gpu: lowers each attention grid of tile-level ops (flash.grid
+// holding flash.kv_loop runs of one flash.tile_update, the Q/K/V
+// flash.tile_loads, the flash.tile_finalize and the flash.tile_store of O and
+// LSE) to a FlashAttention-2 forward kernel, a gpu.func in the gpu.module
+// @flash_kernels, and replaces the grid by its gpu.launch_func; each combine
+// grid (split-KV) likewise. This file matches the grid's ops, checks what
+// the kernels support, builds the launch and the artifact's ABI record;
+// KernelEmitter.h lists where each FA2 idea of the kernel itself is emitted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "flash/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::flash {
+#define GEN_PASS_DEF_FLASHTOGPU
+#include "flash/Conversion/Passes.h.inc"
+} // namespace mlir::flash
+
+using namespace mlir;
+using namespace mlir::flash;
+using namespace mlir::flash::gpu_kernel;
+
+namespace {
+
+/// The K/V loads of every KV loop must read the same plane of the same
+/// tensors (the kernel streams one sequence of blocks through one ring).
+static bool samePlane(TileLoadOp a, TileLoadOp b) {
+  return a.getSource() == b.getSource() && a.getBatch() == b.getBatch() &&
+         a.getHead() == b.getHead() && a.getLimit() == b.getLimit() &&
+         a.getBlockTable() == b.getBlockTable();
+}
+
+/// True when `op` has no memory effect but reads (unknown effects count).
+static bool readsAtMost(Operation *op) {
+  if (isMemoryEffectFree(op))
+    return true;
+  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!iface)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  iface.getEffects(effects);
+  return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read>(e.getEffect());
+  });
+}
+
+FailureOr<TiledAttention> matchGrid(GridOp grid) {
+  TiledAttention t;
+  t.grid = grid;
+  for (Operation &op : grid.getBody().front().without_terminator()) {
+    if (auto loop = dyn_cast<KVLoopOp>(op)) {
+      SmallVector<TileUpdateOp> found;
+      loop.getBody().walk([&](TileUpdateOp u) { found.push_back(u); });
+      if (found.size() != 1)
+        return loop.emitOpError("flash-to-gpu: a KV loop needs exactly one "
+                                "flash.tile_update");
+      TileUpdateOp update = found.front();
+      auto kLoad = update.getKey().getDefiningOp<TileLoadOp>();
+      auto vLoad = update.getValue().getDefiningOp<TileLoadOp>();
+      if (!kLoad || !vLoad)
+        return update.emitOpError(
+            "flash-to-gpu: K and V tiles must come from flash.tile_load");
+      if (t.kLoad && (!samePlane(t.kLoad, kLoad) || !samePlane(t.vLoad, vLoad)))
+        return update.emitOpError("flash-to-gpu: every KV loop must read the "
+                                  "same K/V plane");
+      t.loops.push_back(loop);
+      t.updates.push_back(update);
+      t.kLoad = kLoad;
+      t.vLoad = vLoad;
+    } else if (auto fin = dyn_cast<TileFinalizeOp>(op)) {
+      t.finalize = fin;
+    } else if (auto store = dyn_cast<TileStoreOp>(op)) {
+      Value tile = store.getTile();
+      if (!t.finalize || (tile != t.finalize.getOut() &&
+                          tile != t.finalize.getLse()))
+        return store.emitOpError(
+            "flash-to-gpu: only the epilogue's O and LSE are stored");
+      (tile == t.finalize.getOut() ? t.oStore : t.lseStore) = store;
+    } else if (!readsAtMost(&op)) {
+      // Index arithmetic is cloned into the kernel where it is used and the
+      // state's initial tiles are registers there; an op with effects of
+      // its own would be lost.
+      return op.emitOpError("flash-to-gpu: unexpected op in an attention "
+                            "grid");
+    }
+  }
+  if (t.loops.empty() || !t.finalize || !t.oStore)
+    return grid.emitOpError("flash-to-gpu: an attention grid needs KV loops, "
+                            "a flash.tile_finalize and the store of O");
+  t.qLoad = t.updates.front().getQuery().getDefiningOp<TileLoadOp>();
+  if (!t.qLoad ||
+      llvm::any_of(t.updates, [&](TileUpdateOp u) {
+        return u.getQuery() != t.qLoad.getResult();
+      }))
+    return grid.emitOpError(
+        "flash-to-gpu: every update must read one Q tile from flash.tile_load");
+  t.kSrc = t.kLoad.getSource();
+  t.vSrc = t.vLoad.getSource();
+  if ((t.table = t.kLoad.getBlockTable())) {
+    t.tableBatch = t.kLoad.getBatch();
+    t.kvHead = t.kLoad.getHead();
+  }
+  t.partial = grid.isPartial();
+  return t;
+}
+
+struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<GridOp> grids, combines;
+    module.walk([&](GridOp grid) {
+      (grid.getCombine() ? combines : grids).push_back(grid);
+    });
+    if (grids.empty() && combines.empty())
+      return;
+    for (GridOp grid : grids)
+      if (failed(lower(module, grid)))
+        return signalPassFailure();
+    for (GridOp grid : combines)
+      if (failed(lowerCombine(module, grid)))
+        return signalPassFailure();
+    allocateWorkspaces(module);
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+  }
+
+  gpu::GPUModuleOp getOrCreateGpuModule(ModuleOp module);
+  LogicalResult lower(ModuleOp module, GridOp grid);
+  LogicalResult lowerCombine(ModuleOp module, GridOp grid);
+  /// flash-split-kv's scratch buffers become device memory: gpu.alloc
+  /// where they were allocated, gpu.dealloc at the end of their block.
+  void allocateWorkspaces(ModuleOp module);
+  gpu::GPUFuncOp createKernel(ModuleOp module, Location loc, StringRef name,
+                              int64_t threads);
+  LogicalResult checkSupported(TiledAttention &t, ConfigAttr &config,
+                               Type &elt, int64_t &headDim);
+};
+
+gpu::GPUModuleOp FlashToGpuPass::getOrCreateGpuModule(ModuleOp module) {
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("flash_kernels"))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  MLIRContext *ctx = &getContext();
+  auto target = NVVM::NVVMTargetAttr::get(ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda",
+                                          chip, features);
+  auto gpuModule = gpu::GPUModuleOp::create(b, module.getLoc(), "flash_kernels",
+                                            ArrayRef<Attribute>{target});
+  // One dynamic shared-memory buffer, declared `.extern .shared` (MLIR 22's
+  // gpu.dynamic_shared_memory is emitted as a static 1-byte array instead).
+  b.setInsertionPointToStart(gpuModule.getBody());
+  LLVM::GlobalOp::create(b, module.getLoc(),
+                         LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                         /*isConstant=*/false, LLVM::Linkage::External,
+                         "flash_smem", Attribute(), /*alignment=*/128,
+                         /*addrSpace=*/3);
+  return gpuModule;
+}
+
+LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
+                                             ConfigAttr &config, Type &elt,
+                                             int64_t &headDim) {
+  auto qType = cast<MemRefType>(t.qLoad.getSource().getType());
+  auto kType = cast<MemRefType>(t.kSrc.getType());
+  auto vType = cast<MemRefType>(t.vSrc.getType());
+  auto oType = cast<MemRefType>(t.oStore.getDest().getType());
+  elt = qType.getElementType();
+  headDim = qType.getDimSize(3);
+  Operation *anchor = t.grid;
+  if (!elt.isBF16() && !elt.isF16())
+    return anchor->emitOpError("flash-to-gpu: element type ")
+           << elt << " is not supported on the GPU (bf16 or f16)";
+  if (kType.getElementType() != elt || vType.getElementType() != elt ||
+      oType.getElementType() != (t.partial ? Type(b32(elt)) : elt))
+    return anchor->emitOpError(
+        "flash-to-gpu: Q, K, V and O must share one element type");
+  if (vType.getDimSize(3) != headDim)
+    return anchor->emitOpError(
+        "flash-to-gpu: head dim of V different from Q/K is not supported yet");
+  if (headDim % 16 != 0 || headDim < 32 || headDim > 256)
+    return anchor->emitOpError("flash-to-gpu: head dim ")
+           << headDim
+           << " is not supported (a multiple of 16 from 32 to 256: the "
+              "mma k-step is 16)";
+  for (MemRefType type : {qType, kType, vType, oType}) {
+    int64_t offset;
+    SmallVector<int64_t> strides;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        strides.back() != 1)
+      return anchor->emitOpError(
+          "flash-to-gpu: the head dim must be contiguous (stride 1)");
+  }
+  // The config is on the tile ops' shapes.
+  auto qTile = cast<RankedTensorType>(t.updates.front().getQuery().getType());
+  auto kTile = cast<RankedTensorType>(t.updates.front().getKey().getType());
+  int64_t bm = qTile.getDimSize(0), bn = kTile.getDimSize(0);
+  // The grid's verified configuration; the tile shapes carry the same
+  // block sizes.
+  ConfigAttr planned = *t.grid.getConfig();
+  int64_t warps = planned.getNumWarps();
+  if (planned.getNumStages() < 2 || planned.getNumStages() > 4)
+    return anchor->emitOpError("flash-to-gpu: a 2- to 4-stage cp.async "
+                               "pipeline is generated (stages = ")
+           << planned.getNumStages() << ")";
+  config = planned;
+  if (bm % (16 * warps) != 0 || bm / (16 * warps) > 2)
+    return anchor->emitOpError("flash-to-gpu: block_m = ")
+           << bm << " needs 16 or 32 rows per warp (warps = " << warps << ")";
+  if (planned.getWgmma()) {
+    if (!StringRef(chip).ends_with("a") ||
+        !StringRef(chip).starts_with("sm_90"))
+      return anchor->emitOpError("flash-to-gpu: wgmma needs chip sm_90a, not ")
+             << chip;
+    if (headDim % 64 != 0)
+      return anchor->emitOpError("flash-to-gpu: wgmma needs a head dim that "
+                                 "is a multiple of 64 (128-byte panels), not ")
+             << headDim;
+    if (bn % 16 != 0 || bn > 256)
+      return anchor->emitOpError("flash-to-gpu: wgmma needs block_n a "
+                                 "multiple of 16 up to 256, not ")
+             << bn;
+  }
+  if (bn % 16 != 0)
+    return anchor->emitOpError("flash-to-gpu: block_n = ")
+           << bn << " must be a multiple of 16";
+  int64_t chunksPerRow = headDim / 8, threads = 32 * warps;
+  if ((bn * chunksPerRow) % threads != 0 || (bm * chunksPerRow) % threads != 0)
+    return anchor->emitOpError("flash-to-gpu: ")
+           << threads << " threads cannot split the " << bm << "/" << bn
+           << " x " << headDim << " tiles into whole 16-byte copies";
+  int64_t smem = planned.getKernelSharedMemoryBytes(headDim);
+  if (smem > smemLimitKB * 1024)
+    return anchor->emitOpError("flash-to-gpu: the tiles need ")
+           << smem << " bytes of shared memory, over the target's "
+           << int64_t(smemLimitKB) << " KiB";
+  return success();
+}
+
+LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
+  FailureOr<TiledAttention> matched = matchGrid(grid);
+  if (failed(matched))
+    return failure();
+  TiledAttention &t = *matched;
+  ConfigAttr config;
+  Type elt;
+  int64_t headDim;
+  if (failed(checkSupported(t, config, elt, headDim)))
+    return failure();
+
+  auto hostFunc = grid->getParentOfType<func::FuncOp>();
+  gpu::GPUModuleOp gpuModule = getOrCreateGpuModule(module);
+  OpBuilder kb = OpBuilder::atBlockEnd(gpuModule.getBody());
+  Location loc = grid.getLoc();
+  std::string name = (hostFunc.getName() + "_kernel").str();
+  int suffix = 0;
+  while (gpuModule.lookupSymbol(name))
+    name = llvm::formatv("{0}_kernel{1}", hostFunc.getName(), ++suffix).str();
+  auto func = gpu::GPUFuncOp::create(kb, loc, name,
+                                     kb.getFunctionType({}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  int64_t threads =
+      32 * config.getNumWarps() + (config.getProducer() ? 128 : 0);
+  func.setKnownBlockSizeAttr(
+      kb.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  // setmaxnreg needs the register count at entry, which ptxas derives from
+  // the block size and one program per SM (.minnctapersm).
+  if (config.getProducer() && threads > 256)
+    func->setAttr("nvvm.minctasm", kb.getI32IntegerAttr(1));
+
+  KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
+  SmallVector<Value> hostArgs;
+  if (failed(emitter.emit(hostArgs)))
+    return failure();
+  Block &entry = func.getBody().front();
+  func.setFunctionType(
+      FunctionType::get(&getContext(), entry.getArgumentTypes(), {}));
+
+  // The launch replaces the grid: one program per grid iteration.
+  OpBuilder hb(grid);
+  SmallVector<Value> ub(grid.getUpperBounds());
+  // Split-KV: the split axis is folded into x (see KernelEmitter::emit).
+  if (t.partial)
+    ub[0] = arith::MulIOp::create(hb, loc, ub[0], ub[3]);
+  Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+  Value block = arith::ConstantIndexOp::create(hb, loc, threads);
+  Value smem = arith::ConstantOp::create(
+      hb, loc, hb.getI32IntegerAttr(int32_t(emitter.smemBytes())));
+  gpu::LaunchFuncOp::create(hb, loc, func,
+                            gpu::KernelDim3{ub[0], ub[1], ub[2]},
+                            gpu::KernelDim3{block, one, one}, smem, hostArgs);
+  // The host entry point gets a C interface, and the compiled artifact
+  // describes itself (dtype, head dim, mask, config) for the runtime.
+  hostFunc->setAttr("llvm.emit_c_interface", hb.getUnitAttr());
+  // Serving operands and split-KV, as the entry point's signature shows.
+  bool kvLens = false, splitKV = false;
+  hostFunc.walk([&](Operation *op) {
+    auto g = dyn_cast<GridOp>(op);
+    if ((g && g.getCombine()) || op->hasAttr("flash.workspace"))
+      splitKV = true;
+  });
+  for (BlockArgument arg : hostFunc.getArguments())
+    if (auto type = dyn_cast<MemRefType>(arg.getType()))
+      kvLens |= type.getRank() == 1 && type.getElementType().isInteger(32);
+  // The entry's static Q and K sizes (-1 = any), for the runtime to check.
+  auto staticShape = [&](unsigned arg) {
+    llvm::json::Array dims;
+    if (arg < hostFunc.getNumArguments())
+      if (auto type = dyn_cast<MemRefType>(hostFunc.getArgument(arg).getType()))
+        for (int64_t i = 0; i < type.getRank(); ++i)
+          dims.push_back(type.isDynamicDim(i) ? -1 : type.getDimSize(i));
+    return dims;
+  };
+  TileUpdateOp u = t.updates.front();
+  int64_t left = -1, right = -1;
+  if (auto w = u.getWindow()) {
+    left = (*w)[0];
+    right = (*w)[1];
+  }
+  // f32 attributes as doubles: the exact value of the float, which reads
+  // back as the same float.
+  double cap = u.getSoftcap() ? u.getSoftcap()->convertToDouble() : 0.0;
+  llvm::json::Object record{
+      {"func", hostFunc.getName()},
+      {"dtype", elt.isBF16() ? "bf16" : "f16"},
+      {"head_dim", headDim},
+      {"head_dim_v", headDim},
+      {"causal", u.getCausal()},
+      {"window", llvm::json::Array{left, right}},
+      {"softcap", cap},
+      {"scale", u.getScale().convertToDouble()},
+      {"lse", bool(t.lseStore)},
+      {"arch", chip},
+      {"block_m", config.getBlockM()},
+      {"block_n", config.getBlockN()},
+      {"warps", config.getNumWarps()},
+      {"stages", config.getNumStages()},
+      {"smem_bytes", emitter.smemBytes()},
+      {"kernel", name},
+      {"kv_lens", kvLens},
+      {"paged", bool(t.table)},
+      {"split_kv", splitKV},
+      {"q_shape", staticShape(0)},
+      {"kv_shape", staticShape(1)}};
+  std::string abi;
+  llvm::raw_string_ostream(abi) << llvm::json::Value(std::move(record));
+  abi.push_back('\0');
+  // One record per entry point: the split-KV path's kernels (partial,
+  // combine) sit behind the same entry as the unsplit one.
+  if (module.lookupSymbol((hostFunc.getName() + "_flash_abi").str())) {
+    grid.erase();
+    return success();
+  }
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  LLVM::GlobalOp::create(
+      mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), abi.size()),
+      /*isConstant=*/true, LLVM::Linkage::External,
+      (hostFunc.getName() + "_flash_abi").str(), mb.getStringAttr(abi));
+
+  // The grid and everything only it used (the tensor-level tile IR) go.
+  grid.erase();
+  return success();
+}
+
+gpu::GPUFuncOp FlashToGpuPass::createKernel(ModuleOp module, Location loc,
+                                            StringRef base, int64_t threads) {
+  gpu::GPUModuleOp gpuModule = getOrCreateGpuModule(module);
+  OpBuilder kb = OpBuilder::atBlockEnd(gpuModule.getBody());
+  std::string name = base.str();
+  int suffix = 0;
+  while (gpuModule.lookupSymbol(name))
+    name = llvm::formatv("{0}{1}", base, ++suffix).str();
+  auto func = gpu::GPUFuncOp::create(kb, loc, name, kb.getFunctionType({}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      kb.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  return func;
+}
+
+LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module, GridOp grid) {
+  Location loc = grid.getLoc();
+  // Threads: the head dim (the inner loop's static bound), in whole warps.
+  int64_t dv = 0;
+  grid.getBody().walk([&](scf::ParallelOp inner) {
+    Value ub = inner.getUpperBound()[0];
+    if (auto cst = getConstantIntValue(ub))
+      dv = *cst;
+    else if (auto dim = ub.getDefiningOp<memref::DimOp>())
+      if (auto i = dim.getConstantIndex())
+        dv = cast<MemRefType>(dim.getSource().getType()).getDimSize(*i);
+  });
+  if (dv <= 0 || dv > 1024)
+    return grid.emitOpError("flash-to-gpu: a combine needs a static head "
+                            "dim of at most 1024");
+  int64_t threads = (dv + 31) / 32 * 32;
+  auto hostFunc = grid->getParentOfType<func::FuncOp>();
+  gpu::GPUFuncOp func =
+      createKernel(module, loc, (hostFunc.getName() + "_combine").str(),
+                   threads);
+  TiledAttention t;
+  t.grid = grid;
+  OpBuilder kb(func.getContext());
+  KernelEmitter emitter(kb, loc, t, func,
+                        ConfigAttr::get(&getContext(), 16, 16, threads / 32, 2,
+                                        1, /*wgmma=*/false,
+                                        /*producer=*/false),
+                        kb.getF32Type(), dv);
+  SmallVector<Value> hostArgs;
+  if (failed(emitter.emitCombine(hostArgs)))
+    return failure();
+  Block &entry = func.getBody().front();
+  func.setFunctionType(
+      FunctionType::get(&getContext(), entry.getArgumentTypes(), {}));
+  OpBuilder hb(grid);
+  auto ub = grid.getUpperBounds();
+  Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+  Value block = arith::ConstantIndexOp::create(hb, loc, threads);
+  gpu::LaunchFuncOp::create(hb, loc, func, gpu::KernelDim3{ub[0], ub[1], ub[2]},
+                            gpu::KernelDim3{block, one, one}, Value(),
+                            hostArgs);
+  grid.erase();
+  return success();
+}
+
+void FlashToGpuPass::allocateWorkspaces(ModuleOp module) {
+  SmallVector<memref::AllocOp> allocs;
+  module.walk([&](memref::AllocOp a) {
+    if (a->hasAttr("flash.workspace"))
+      allocs.push_back(a);
+  });
+  auto tokenType = gpu::AsyncTokenType::get(&getContext());
+  for (memref::AllocOp a : allocs) {
+    OpBuilder b(a);
+    Location loc = a.getLoc();
+    // Stream-ordered on the caller's stream (the runtime maps every
+    // stream the host code creates to it).
+    Value t0 = gpu::WaitOp::create(b, loc, tokenType, ValueRange{})
+                   .getAsyncToken();
+    auto alloc = gpu::AllocOp::create(b, loc, a.getType(), tokenType,
+                                      ValueRange{t0}, a.getDynamicSizes(),
+                                      ValueRange{}, /*hostShared=*/false);
+    gpu::WaitOp::create(b, loc, Type(), ValueRange{alloc.getAsyncToken()});
+    a.getResult().replaceAllUsesWith(alloc.getMemref());
+    b.setInsertionPoint(a->getBlock()->getTerminator());
+    Value t2 = gpu::WaitOp::create(b, loc, tokenType, ValueRange{})
+                   .getAsyncToken();
+    auto dealloc = gpu::DeallocOp::create(b, loc, tokenType, ValueRange{t2},
+                                          alloc.getMemref());
+    gpu::WaitOp::create(b, loc, Type(),
+                        ValueRange{dealloc.getAsyncToken()});
+    a.erase();
+  }
+}
+
+} // namespace

@@ -1,0 +1,446 @@
+//===- KernelEmitter.cpp - Moving the tile IR into an FA2 kernel ---------===//
+//
+// What every kernel shares: host values and memrefs become kernel arguments
+// (lift, capture, liftTensor), and emit() builds the FA2 forward kernel from
+// the grid: block ids for the grid's axes, shared memory, the KV loops with
+// their cp.async prefetch of the next block across the peeled loops (or the
+// producer warpgroup's ring), each iteration's scores, mask, online softmax
+// and PV, and the epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace mlir::flash::gpu_kernel {
+
+Value KernelEmitter::capture(Value hostValue) {
+  auto it = captureArgs.find(hostValue);
+  if (it != captureArgs.end())
+    return it->second;
+  Block &entry = func.getBody().front();
+  if (!hostValue.getType().isIndex()) {
+    Value arg = entry.addArgument(hostValue.getType(), loc);
+    captured.push_back(hostValue);
+    captureArgs[hostValue] = arg;
+    return arg;
+  }
+  // Index values cross the launch as i64 (the host's index width) and are
+  // index again in the kernel, whose index is 32-bit: all offsets fit
+  // (the runtime refuses tensors of 2 GiB or more), and 32-bit address
+  // arithmetic saves the registers FA2's tile sizes need.
+  OpBuilder host(t.grid);
+  Value wide =
+      arith::IndexCastOp::create(host, loc, host.getI64Type(), hostValue);
+  Value arg = entry.addArgument(host.getI64Type(), loc);
+  captured.push_back(wide);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&entry);
+  Value narrow = arith::IndexCastOp::create(b, loc, b.getIndexType(), arg);
+  captureArgs[hostValue] = narrow;
+  return narrow;
+}
+
+/// Clones the computation of the scalar `v` from the grid body into the
+/// kernel: constants are rematerialised, values from outside the grid (the
+/// host's sizes) become kernel arguments, grid induction variables become
+/// block ids (through `map`).
+Value KernelEmitter::lift(Value v, IRMapping &map) {
+  if (Value mapped = map.lookupOrNull(v))
+    return mapped;
+  Operation *def = v.getDefiningOp();
+  if (def && def->hasTrait<OpTrait::ConstantLike>()) {
+    Operation *clone = b.clone(*def);
+    map.map(v, clone->getResult(0));
+    return clone->getResult(0);
+  }
+  bool inside = def ? t.grid->isProperAncestor(def)
+                    : t.grid->isAncestor(v.getParentBlock()->getParentOp());
+  if (!inside) {
+    Value arg = capture(v);
+    map.map(v, arg);
+    return arg;
+  }
+  // The size of a host memref: computed on the host, passed in.
+  if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
+    if (!t.grid->isAncestor(dim.getSource().getParentBlock()->getParentOp())) {
+      if (Value index = dim.getIndex();
+          !t.grid->isAncestor(index.getParentBlock()->getParentOp()) ||
+          index.getDefiningOp<arith::ConstantOp>()) {
+        OpBuilder host(t.grid);
+        Value hostIndex = index;
+        if (auto cst = index.getDefiningOp<arith::ConstantOp>())
+          hostIndex = host.clone(*cst)->getResult(0);
+        Value size =
+            memref::DimOp::create(host, loc, dim.getSource(), hostIndex);
+        Value arg = capture(size);
+        map.map(v, arg);
+        return arg;
+      }
+    }
+  }
+  // A scalar read of a host memref (kv_lens[b]): a global load.
+  if (auto load = dyn_cast_or_null<memref::LoadOp>(def)) {
+    if (!t.grid->isAncestor(load.getMemRef().getParentBlock()->getParentOp())) {
+      SmallVector<Value> idx;
+      for (Value i : load.getIndices())
+        if (!idx.emplace_back(lift(i, map)))
+          return {};
+      auto it = lifted.find(load.getMemRef());
+      if (it == lifted.end())
+        it = lifted.insert({load.getMemRef(),
+                            liftTensor(load.getMemRef(), -1)}).first;
+      KernelTensor &kt = it->second;
+      Value ptr = globalPtr(kt.ptr, mul(elementOffset(kt, idx),
+                                        c(kt.eltBytes)));
+      Value val = LLVM::LoadOp::create(b, loc, load.getType(), ptr,
+                                       kt.eltBytes);
+      map.map(v, val);
+      return val;
+    }
+  }
+  if (!def || !isa<arith::ArithDialect, affine::AffineDialect>(
+                  def->getDialect()) ||
+      def->getNumRegions() != 0) {
+    (def ? def : t.grid.getOperation())
+        ->emitOpError("flash-to-gpu: cannot move this computation into the "
+                      "kernel");
+    return {};
+  }
+  for (Value operand : def->getOperands())
+    if (!lift(operand, map))
+      return {};
+  Operation *clone = b.clone(*def, map);
+  return clone->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+Value KernelEmitter::elementOffset(KernelTensor &kt, ValueRange indices) {
+  Value off = c(0);
+  for (auto [i, stride] : llvm::zip(indices, kt.strides))
+    off = add(off, mul(i, stride));
+  return off;
+}
+
+KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim) {
+  auto type = cast<MemRefType>(memref.getType());
+  KernelTensor kt;
+  kt.eltBytes = type.getElementTypeBitWidth() / 8;
+  // Host side: the aligned pointer, offset and strides of the descriptor.
+  OpBuilder host(t.grid);
+  auto meta = memref::ExtractStridedMetadataOp::create(host, loc, memref);
+  Value alignedIdx =
+      memref::ExtractAlignedPointerAsIndexOp::create(host, loc, memref);
+  Value alignedI64 =
+      arith::IndexCastOp::create(host, loc, host.getI64Type(), alignedIdx);
+  Value ptr = LLVM::IntToPtrOp::create(host, loc, LLVM::LLVMPointerType::get(ctx),
+                                       alignedI64);
+  Value ptrArg = capture(ptr);
+  Value offset = capture(meta.getOffset());
+  for (Value stride : meta.getStrides())
+    kt.strides.push_back(capture(stride));
+  if (seqDim >= 2) {
+    kt.strideB = kt.strides[seqDim - 2];
+    kt.strideH = kt.strides[seqDim - 1];
+    kt.strideS = kt.strides[seqDim];
+  }
+  // Kernel side: the global-space pointer with the offset applied, at the
+  // top of the kernel (a tensor first met inside a loop is used after it).
+  OpBuilder::InsertionGuard guard(b);
+  if (Operation *def = offset.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(&func.getBody().front());
+  Value global = LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, 1), ptrArg);
+  kt.ptr = globalPtr(global, mul(offset, c(kt.eltBytes)));
+  return kt;
+}
+
+LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  IRMapping map;
+  // The grid's induction variables are the block ids: x = Q row block,
+  // y = query head, z = batch (flash-tile's scf.parallel order).
+  ValueRange ivs = t.grid.getInductionVars();
+  Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  if (t.partial) {
+    // Split-KV: x = split * (Q row blocks) + Q row block.
+    Value mBlocks = lift(t.grid.getUpperBounds()[0], map);
+    map.map(ivs[0], arith::RemUIOp::create(b, loc, bx, mBlocks));
+    map.map(ivs[3], arith::DivUIOp::create(b, loc, bx, mBlocks));
+  } else {
+    map.map(ivs[0], bx);
+  }
+  map.map(ivs[1], gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
+  map.map(ivs[2], gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
+  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  lane = arith::RemUIOp::create(b, loc, tid, c(32));
+  warp = arith::DivUIOp::create(b, loc, tid, c(32));
+  g = arith::DivUIOp::create(b, loc, lane, c(4));
+  tq = arith::RemUIOp::create(b, loc, lane, c(4));
+
+  // Dynamic shared memory: [Q | K stages | V stages], bytes.
+  auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
+  smemPtrType = LLVM::LLVMPointerType::get(ctx, 3);
+  smemBase = LLVM::AddressOfOp::create(b, loc, smemPtrType, "flash_smem");
+  if (wg) {
+    // Align the base up to 1024 bytes (smemBytes() reserved the slack):
+    // wgmma's swizzle is a function of the address, ours of the offset.
+    Value addr = LLVM::PtrToIntOp::create(b, loc, i32, smemBase);
+    Value pad = arith::AndIOp::create(b, loc, sub(ci32(0), addr), ci32(1023));
+    smemBase = LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(), smemBase,
+                                   ValueRange{pad});
+  }
+  (void)gpuModule;
+
+  q = liftTensor(t.qLoad.getSource());
+  k = liftTensor(t.kSrc);
+  v = liftTensor(t.vSrc);
+  int64_t split = t.partial ? 1 : 0;
+  o = liftTensor(t.oStore.getDest(), 2 + split);
+  if (t.lseStore)
+    lse = liftTensor(t.lseStore.getDest(), 2 + split);
+
+  TileUpdateOp first = t.updates.front();
+  seqQ = lift(first.getSeqQ(), map);
+  seqK = lift(first.getSeqK(), map);
+  Value row0 = lift(first.getRow(), map);
+  // ([split,] batch, head) planes: every index of a tile read or write but
+  // the last (the row).
+  auto planeOf = [&](ValueRange indices, KernelTensor &kt,
+                     IRMapping &mp) -> Value {
+    Value plane = c(0);
+    for (auto [i, index] : llvm::enumerate(indices.drop_back()))
+      plane = add(plane, mul(lift(index, mp), kt.strides[i]));
+    return plane;
+  };
+  auto loadIndices = [](TileLoadOp load) -> SmallVector<Value> {
+    return {load.getBatch(), load.getHead(), load.getStart()};
+  };
+  qPlane = planeOf(loadIndices(t.qLoad), q, map);
+  oPlane = planeOf(t.oStore.getIndices(), o, map);
+  if (t.lseStore)
+    lsePlane = planeOf(t.lseStore.getIndices(), lse, map);
+
+  // The KV sequence of every loop: trip count, and the block start of
+  // iteration j (cloned from the loop body with the iv mapped to j).
+  int64_t numLoops = t.loops.size();
+  SmallVector<Value> trips;
+  for (KVLoopOp loop : t.loops) {
+    // Upper bound first: the order the bounds' computations are cloned in.
+    Value ub = lift(loop.getUpper(), map);
+    Value lb = lift(loop.getLower(), map);
+    trips.push_back(sub(ub, lb));
+  }
+  // Iteration j of a loop visits block ub - 1 - j (reversed) or lb + j.
+  auto startAt = [&](int64_t li, Value j) -> Value {
+    IRMapping local = map;
+    KVLoopOp loop = t.loops[li];
+    Value block = loop.getReversed()
+                      ? sub(sub(lift(loop.getUpper(), map), c(1)), j)
+                      : add(lift(loop.getLower(), map), j);
+    local.map(loop.getBlockIndex(), block);
+    return lift(t.updates[li].getCol(), local);
+  };
+  // KV head plane: the K reads' (batch, head) do not depend on the KV
+  // iteration (matchGrid checked that every loop reads the same plane).
+  if (t.table) {
+    // Paged: the KV head's plane; pages are added per row.
+    table = liftTensor(t.table, -1);
+    tableRow = mul(lift(t.tableBatch, map), table.strides[0]);
+    OpBuilder host(t.grid);
+    pageSize = capture(memref::DimOp::create(host, loc, t.kSrc, 2));
+    kvPlane = mul(lift(t.kvHead, map), k.strideH);
+  } else {
+    kvPlane = planeOf(loadIndices(t.kLoad), k, map);
+  }
+  // The loops visit one contiguous descending run of blocks (flash-tile's
+  // order, also across its peeled loops and within a split): the block k
+  // ahead of the one at column c starts at c - k * BN and exists iff it is
+  // not left of the run's last block.
+  Value none = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  Value firstCol = c(0), anyBlock = none, lastCol = c(0);
+  for (int64_t li = numLoops - 1; li >= 0; --li) {
+    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
+    firstCol = sel(has, startAt(li, c(0)), firstCol);
+    anyBlock = arith::OrIOp::create(b, loc, has, anyBlock);
+  }
+  for (int64_t li = 0; li < numLoops; ++li) {
+    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
+    lastCol = sel(has, startAt(li, sub(trips[li], c(1))), lastCol);
+  }
+
+  cpTid = tid;
+  scf::IfOp role;
+  if (ws) {
+    // FA3's warp specialization: the producer warpgroup fills the K/V ring,
+    // the consumers wait on full[stage] and release through empty[stage];
+    // consumer warpgroups never wait on each other.
+    Value first = cmp(arith::CmpIPredicate::eq, tid, c(0));
+    auto init = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&init.getThenRegion().front());
+      for (int64_t st = 0; st < stages; ++st) {
+        NVVM::MBarrierInitOp::create(b, loc, mbarrier(true, c(st)), ci32(128),
+                                     Value());
+        NVVM::MBarrierInitOp::create(b, loc, mbarrier(false, c(st)),
+                                     ci32(threads), Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    }
+    gpu::BarrierOp::create(b, loc);
+    role = scf::IfOp::create(b, loc,
+                             cmp(arith::CmpIPredicate::uge, tid, c(threads)),
+                             /*withElse=*/true);
+    b.setInsertionPointToStart(&role.getThenRegion().front());
+    emitProducer(firstCol, lastCol, anyBlock);
+    b.setInsertionPointToStart(&role.getElseRegion().front());
+    cpTid = tid;
+    cpThreads = threads;
+    // 8 consumer warps and the producer: 168 registers each at launch; the
+    // producer gives most of its own to the consumers.
+    if (launchThreads() > 256)
+      NVVM::SetMaxRegisterOp::create(
+          b, loc, b.getI32IntegerAttr(232),
+          NVVM::SetMaxRegisterActionAttr::get(
+              ctx, NVVM::SetMaxRegisterAction::increase));
+    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    fenceAsyncProxy();
+    syncConsumers();
+  } else {
+    // Prologue: Q and the first `stages - 1` K/V blocks in flight, one
+    // commit group each (Q joins the first).
+    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
+    for (int64_t ahead = 0; ahead + 1 < stages; ++ahead) {
+      Value col = sub(firstCol, c(ahead * bn));
+      Value ok = arith::AndIOp::create(
+          b, loc, anyBlock, cmp(arith::CmpIPredicate::sge, col, lastCol));
+      auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        emitKVCopy(col, c(ahead));
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+  }
+
+  // Online-softmax state in registers: acc = 0, m = -inf, l = 0; the stage
+  // holding the current block (and, with a producer, its phase parity).
+  int64_t dTiles = d / 8;
+  SmallVector<Value> state;
+  for (int64_t i = 0; i < mTiles * dTiles * 4; ++i)
+    state.push_back(cf(0.0));
+  for (int64_t i = 0; i < mTiles * 2; ++i)
+    state.push_back(cf(-std::numeric_limits<double>::infinity()));
+  for (int64_t i = 0; i < mTiles * 2; ++i)
+    state.push_back(cf(0.0));
+  int64_t nAcc = mTiles * dTiles * 4, nRows = mTiles * 2;
+  int64_t stageIdx = nAcc + 2 * nRows;
+  state.push_back(c(0));
+  if (ws)
+    state.push_back(c(0));
+
+  for (int64_t li = 0; li < numLoops; ++li) {
+    TileUpdateOp update = t.updates[li];
+    auto loop = scf::ForOp::create(b, loc, c(0), trips[li], c(1), state);
+    loop->setAttr("flash.kv_loop", t.loops[li].getRoleAttr());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = loop.getInductionVar();
+    SmallVector<Value> args(loop.getRegionIterArgs());
+    Value stage = args[stageIdx];
+    Value col0 = startAt(li, j);
+    Value stagePlus = add(stage, c(1));
+    Value wraps = cmp(arith::CmpIPredicate::eq, stagePlus, c(stages));
+    SmallVector<Value> next;
+    if (ws) {
+      // The producer fenced the block into the async proxy before its
+      // arrive; the wait acquires it.
+      Value phase = args[stageIdx + 1];
+      waitParity(mbarrier(true, stage), phase);
+      next = {sel(wraps, c(0), stagePlus), sel(wraps, sub(c(1), phase), phase)};
+    } else {
+      // This block has landed (and Q, the first time): at most `stages - 2`
+      // later groups may still be in flight. Every warp is done with the
+      // stage read last iteration, which the block `stages - 1` ahead now
+      // overwrites.
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+      // wgmma reads shared memory through the async proxy: each thread's
+      // cp.async writes are fenced into it before the barrier publishes
+      // them.
+      if (wg)
+        fenceAsyncProxy();
+      gpu::BarrierOp::create(b, loc);
+      Value nextStart = sub(col0, c((stages - 1) * bn));
+      Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
+      // (stage - 1) mod stages; 1 - stage for the double buffer.
+      Value fillStage = stages == 2
+                            ? sub(c(1), stage)
+                            : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
+                                  c(stages - 1), sub(stage, c(1)));
+      {
+        auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        emitKVCopy(nextStart, fillStage);
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+      next = {stages == 2 ? fillStage : sel(wraps, c(0), stagePlus)};
+    }
+
+    SmallVector<Value> accV(args.begin(), args.begin() + nAcc);
+    SmallVector<Value> mV(args.begin() + nAcc, args.begin() + nAcc + nRows);
+    SmallVector<Value> lV(args.begin() + nAcc + nRows,
+                          args.begin() + nAcc + 2 * nRows);
+    SmallVector<Value> s = wg ? emitScoresWgmma(stage) : emitScores(stage);
+    emitSoftcap(s, update);
+    if (update.getMasked())
+      emitMask(s, row0, col0, update);
+    emitOnlineSoftmax(s, accV, mV, lV, update);
+    if (wg)
+      emitPVWgmma(s, accV, stage);
+    else
+      emitPV(s, accV, stage);
+    // Both GEMMs have waited for their reads of this stage.
+    if (ws)
+      arriveOn(mbarrier(false, stage));
+    SmallVector<Value> yield(accV);
+    yield.append(mV);
+    yield.append(lV);
+    yield.append(next);
+    scf::YieldOp::create(b, loc, yield);
+    state.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  if (numLoops)
+    b.setInsertionPointAfter(state.back().getDefiningOp());
+  SmallVector<Value> accF(state.begin(), state.begin() + nAcc);
+  SmallVector<Value> mF(state.begin() + nAcc, state.begin() + nAcc + nRows);
+  SmallVector<Value> lF(state.begin() + nAcc + nRows,
+                        state.begin() + nAcc + 2 * nRows);
+  emitEpilogue(accF, mF, lF, map);
+  if (ws)
+    b.setInsertionPointAfter(role);
+  gpu::ReturnOp::create(b, loc);
+
+  if (llvm::any_of(captured, [](Value v) { return !v; }))
+    return failure();
+  hostArgs.assign(captured.begin(), captured.end());
+  return success();
+}
+
+} // namespace mlir::flash::gpu_kernel

@@ -1,0 +1,324 @@
+//===- KernelEmitter.h - FlashAttention-2 kernels for flash-to-gpu -*- C++ -*-===//
+//
+// The emitter of one FA2 forward kernel (or split-KV combine kernel) from a
+// flash.grid of tile-level ops. The kernel is built from the tiled IR: its
+// loop structure (the peeled masked/unmasked KV loops and their bounds),
+// every index computation (row and KV block starts, the GQA head mapping,
+// the trip counts) and the tile ops' attributes are cloned or read from
+// flash-tile's output; only the register-level realisation of a tile update
+// is written here, one member per FA2 idea, in one file per concern:
+//
+//   KernelEmitter.cpp  values moved into the kernel (lift/capture), the
+//                      kernel's loops, prefetch schedule and producer roles
+//   Memory.cpp         cp.async 16-byte copies into XOR-swizzled shared
+//                      memory, ldmatrix, the producer warpgroup's ring
+//   MMA.cpp            S = Q K^T and O += P V by mma.sync m16n8k16 (sm_80+)
+//   WGMMA.cpp          the same by wgmma.mma_async (sm_90a)
+//   Softmax.cpp        softcap, the element mask, the online softmax on
+//                      registers (quad shuffles, exp2 in one FFMA), the
+//                      epilogue O = acc / l, LSE = m * c + log l
+//   Combine.cpp        flash.combine's grid cloned as its own kernel
+//
+// Fragment layouts are the PTX ones for mma.m16n8k16 (row.col): lane l holds
+// rows g = l / 4 and g + 8, columns 2 * (l % 4) + {0, 1} of each 16 x 8
+// tile; wgmma's accumulators have the same per-warp layout (one m-tile per
+// warp), so the mask, online softmax and epilogue are shared.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_CONVERSION_FLASHTOGPU_KERNELEMITTER_H
+#define FLASH_CONVERSION_FLASHTOGPU_KERNELEMITTER_H
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::flash::gpu_kernel {
+
+/// f32 in the context of `t` (the partial outputs' element type).
+inline FloatType b32(Type t) { return Float32Type::get(t.getContext()); }
+
+/// The pieces of one flash-tile grid that the kernel is built from: the
+/// tile-level ops themselves (flash.grid, flash.kv_loop, flash.tile_load,
+/// flash.tile_store), so nothing here depends on how flash-tile or a
+/// cleanup between the passes spelled the index arithmetic.
+struct TiledAttention {
+  GridOp grid;
+  SmallVector<KVLoopOp> loops;
+  SmallVector<TileUpdateOp> updates;
+  TileLoadOp qLoad, kLoad, vLoad;
+  TileStoreOp oStore, lseStore;
+  TileFinalizeOp finalize;
+  /// K and V memrefs; with a block table (paged), the table and the
+  /// (batch, KV head) indices the gather uses.
+  Value kSrc, vSrc;
+  Value table, tableBatch, kvHead;
+  /// Split-KV partial form: a fourth grid axis (the split), f32 outputs.
+  bool partial = false;
+};
+
+/// A global tensor seen from the kernel: its data pointer (global address
+/// space, offset applied) and its batch/head/sequence strides in elements.
+struct KernelTensor {
+  Value ptr;
+  Value strideB, strideH, strideS;
+  /// Every dimension's stride (kernel side).
+  SmallVector<Value> strides;
+  int64_t eltBytes;
+};
+
+/// Emits one kernel. Index arithmetic is on `index`; shared-memory byte
+/// offsets too (LLVM folds the lane-invariant parts).
+class KernelEmitter {
+public:
+  KernelEmitter(OpBuilder &b, Location loc, TiledAttention &t,
+                gpu::GPUFuncOp func, ConfigAttr config, Type eltType,
+                int64_t headDim)
+      : b(b), loc(loc), t(t), func(func), config(config), elt(eltType),
+        d(headDim),
+        bm(config.getBlockM()), bn(config.getBlockN()),
+        warps(config.getNumWarps()), stages(config.getNumStages()),
+        wg(config.getWgmma()) {
+    threads = 32 * warps;
+    ws = config.getProducer();
+    cpThreads = threads;
+    mTiles = bm / (16 * warps);
+    pitch = ConfigAttr::getRowPitch(headDim);
+    f32 = b.getF32Type();
+    i32 = b.getI32Type();
+    ctx = b.getContext();
+  }
+
+  /// Emits the kernel body; returns the values to pass at launch, in the
+  /// order of the kernel's arguments.
+  LogicalResult emit(SmallVectorImpl<Value> &hostArgs);
+  /// Emits the kernel of a flash.combine grid (t.grid) by cloning its body:
+  /// the grid's (row, head, batch) become block ids, its inner head-dim
+  /// loop the thread id, memref accesses global loads and stores.
+  LogicalResult emitCombine(SmallVectorImpl<Value> &hostArgs);
+
+  int64_t smemBytes() const { return config.getKernelSharedMemoryBytes(d); }
+  /// Threads per program: the consumers plus the producer warpgroup.
+  int64_t launchThreads() const { return threads + (ws ? 128 : 0); }
+
+private:
+  // --- Values from flash-tile's IR ---------------------------------------
+  Value lift(Value v, IRMapping &map);
+  Value capture(Value hostValue);
+  /// A host memref in the kernel; `seqDim` names the sequence dimension
+  /// (strideS; strideB/H are the two before it), -1 for none.
+  KernelTensor liftTensor(Value memref, int64_t seqDim = 2);
+  /// Element offset of `indices` in `kt`.
+  Value elementOffset(KernelTensor &kt, ValueRange indices);
+
+  // --- Small builders ------------------------------------------------------
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value cf(double v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
+  }
+  Value ci32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value sel(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
+  Value toI64(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
+  }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  // max, ex2, lg2 and tanh as NVVM intrinsics (one instruction each), not
+  // libdevice calls: gpu-module-to-binary leaves some libdevice calls
+  // unresolved in modules with several large kernels (ptxas then fails).
+  Value intrinsic(StringRef name, ValueRange args) {
+    return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
+                                         args)
+        .getResult(0);
+  }
+  Value fmax(Value x, Value y) { return intrinsic("llvm.maxnum.f32", {x, y}); }
+  /// Natural log through lg2.approx (LSE only: relative error ~2^-22).
+  Value log(Value x) {
+    return fmul(intrinsic("llvm.nvvm.lg2.approx.f", {x}),
+                cf(1.0 / kLog2e));
+  }
+  /// tanh.approx.f32 (sm_75+), FA2's softcap tanh: LLVM 22 has no NVVM
+  /// intrinsic for it, so this is the one-instruction inline PTX.
+  Value tanh(Value x) {
+    return LLVM::InlineAsmOp::create(
+               b, loc, f32, ValueRange{x},
+               b.getStringAttr("tanh.approx.f32 $0, $1;"),
+               b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(),
+               LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+  Value fma(Value x, Value y, Value z) {
+    return intrinsic("llvm.fma.f32", {x, y, z});
+  }
+  /// 2^x as one MUFU.EX2 (ex2.approx.ftz.f32, FA2's exp2f under
+  /// --use_fast_math): math.exp2 goes through libdevice's non-ftz
+  /// ex2.approx.f32, which adds a denormal fix-up around it. P and alpha
+  /// below 2^-126 are flushed to 0, which the f32 sum cannot see anyway.
+  Value exp2(Value x) { return intrinsic("llvm.nvvm.ex2.approx.ftz.f", {x}); }
+  Value shflXor(Value v, int32_t offset) {
+    return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  }
+  /// Pairwise reduction: log2(n) dependent steps instead of n, which the
+  /// profile asked for (ncu: 2.0 of 5.7 cycles per instruction were
+  /// fixed-latency dependency stalls with serial row max/sum chains).
+  Value tree(SmallVector<Value> vals,
+             llvm::function_ref<Value(Value, Value)> combine) {
+    while (vals.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < vals.size(); i += 2)
+        next.push_back(combine(vals[i], vals[i + 1]));
+      if (vals.size() % 2)
+        next.push_back(vals.back());
+      vals = std::move(next);
+    }
+    return vals.front();
+  }
+  /// Byte address in the dynamic shared memory.
+  Value smemPtr(Value byteOffset) {
+    return LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(), smemBase,
+                               ValueRange{toI64(byteOffset)});
+  }
+  Value globalPtr(Value base, Value byteOffset) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                               ValueRange{toI64(byteOffset)});
+  }
+  /// Byte offset of the 16-byte chunk `chunk` of row `row` in a [rows][d]
+  /// tile: chunks are XOR-swizzled by the row so that the 8 rows one
+  /// ldmatrix 8x8 reads (and the 8 chunks cp.async writes) hit 8 distinct
+  /// bank groups. With wgmma, the tile is wgmma's 128-byte-swizzle
+  /// canonical layout instead: 64-element panels of [rows][128 B].
+  Value swizzled(Value row, Value chunk, int64_t rows);
+  /// wgmma shared-memory matrix descriptor of the tile at `byteOffset`
+  /// (128-byte swizzle; LBO and SBO in bytes).
+  Value descriptor(Value byteOffset, int64_t lbo, int64_t sbo);
+  /// The producer mode's mbarriers after the V stages: full[stage] (the
+  /// block landed) and empty[stage] (every consumer is done with it).
+  Value mbarrier(bool full, Value stage) {
+    int64_t base = (bm * pitch + 2 * stages * bn * pitch) * 2;
+    return smemPtr(add(c(base + (full ? 0 : stages * 8)), mul(stage, c(8))));
+  }
+  /// Barrier of the threads that compute (all of them without a producer).
+  void syncConsumers() {
+    if (!ws) {
+      gpu::BarrierOp::create(b, loc);
+      return;
+    }
+    NVVM::BarrierOp::create(b, loc, Type(), ci32(1), ci32(threads),
+                            NVVM::BarrierReductionAttr(), Value());
+  }
+  void fenceAsyncProxy() {
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  }
+  void arriveOn(Value bar) {
+    NVVM::MBarrierArriveOp::create(
+        b, loc, Type(), bar, Value(),
+        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+  }
+  void waitParity(Value bar, Value parity) {
+    NVVM::MBarrierTryWaitParityOp::create(
+        b, loc, bar, arith::IndexCastOp::create(b, loc, i32, parity),
+        ci32(0x989680));
+  }
+  /// The producer warpgroup's loop: every K/V block of the program's run,
+  /// into the ring, one block ahead of its arrive on full[stage].
+  void emitProducer(Value firstCol, Value lastCol, Value anyBlock);
+  /// `desc` moved by `bytes` (the start address field, in 16-byte units).
+  Value descPlus(Value desc, int64_t bytes) {
+    if (bytes == 0)
+      return desc;
+    return add64(desc, bytes >> 4);
+  }
+  Value add64(Value x, int64_t v) {
+    return arith::AddIOp::create(
+        b, loc, x, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
+  }
+
+  // --- FA2 pieces -----------------------------------------------------------
+  void emitTileCopy(KernelTensor &src, Value rowStart, Value rowLimit,
+                    Value planeOffset, Value smemOffset, int64_t rows,
+                    bool predicated, bool gather = false);
+  void emitKVCopy(Value kvStart, Value stage);
+  SmallVector<Value> emitScores(Value stage);
+  SmallVector<Value> emitScoresWgmma(Value stage);
+  void emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
+  void emitSoftcap(SmallVectorImpl<Value> &s, TileUpdateOp update);
+  void emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
+                TileUpdateOp update);
+  void emitOnlineSoftmax(SmallVectorImpl<Value> &s, SmallVectorImpl<Value> &acc,
+                         SmallVectorImpl<Value> &m, SmallVectorImpl<Value> &l,
+                         TileUpdateOp update);
+  void emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
+  void emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m, ArrayRef<Value> l,
+                    IRMapping &map);
+
+  LogicalResult cloneCombineBlock(Block &body, IRMapping &map,
+                                  bool perThread);
+  SmallVector<Value> ldmatrix(Value byteOffset, bool transpose);
+  SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bFrag,
+                         ArrayRef<Value> acc);
+  /// acc tiles (mt, n0) and (mt, n0 + 1) += A[mt] * B for every m-tile,
+  /// where `bRegs` is one ldmatrix x4 holding both n-tiles' B fragments.
+  void mmaTilePair(ArrayRef<SmallVector<Value>> aFrags, ArrayRef<Value> bRegs,
+                   SmallVectorImpl<Value> &acc, int64_t n0, int64_t nTiles);
+  Value packPair(Value lo, Value hi);
+  /// Index of the f32 accumulator element: tile (mt, nt), register r.
+  static int64_t frag(int64_t mt, int64_t nt, int64_t r, int64_t nTiles) {
+    return (mt * nTiles + nt) * 4 + r;
+  }
+  /// Row of the warp's m-tile `mt` inside the block (FA2's interleaving:
+  /// warps split each 16 * warps rows).
+  Value warpRow(int64_t mt) { return add(c(mt * 16 * warps), mul(warp, c(16))); }
+
+  OpBuilder &b;
+  Location loc;
+  TiledAttention &t;
+  gpu::GPUFuncOp func;
+  ConfigAttr config;
+  Type elt, f32, i32;
+  MLIRContext *ctx;
+  int64_t d, bm, bn, warps, stages, threads, mTiles;
+  /// Shared-memory row pitch in elements (ConfigAttr::getRowPitch(d)).
+  int64_t pitch;
+  /// Warpgroup MMA (sm_90a): one m-tile per warp, 4 warps per 64 rows.
+  bool wg;
+  /// A producer warpgroup (after the `warps` consumer warps) loads K/V.
+  bool ws = false;
+  /// The threads that split a tile copy among themselves and the index of
+  /// this one (the consumers, or the producer warpgroup).
+  Value cpTid;
+  int64_t cpThreads;
+
+  SmallVector<Value> captured;
+  DenseMap<Value, Value> captureArgs;
+  Value tid, lane, warp, g, tq;
+  Value smemBase;
+  Type smemPtrType;
+  KernelTensor q, k, v, o, lse;
+  Value qPlane, kvPlane, oPlane, lsePlane;
+  Value seqQ, seqK;
+  /// Paged K/V: the table, this program's row of it, the page size.
+  KernelTensor table;
+  Value tableRow, pageSize;
+  DenseMap<Value, KernelTensor> lifted;
+};
+
+} // namespace mlir::flash::gpu_kernel
+
+#endif // FLASH_CONVERSION_FLASHTOGPU_KERNELEMITTER_H

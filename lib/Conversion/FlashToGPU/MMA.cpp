@@ -1,0 +1,136 @@
+//===- MMA.cpp - mma.sync GEMMs of the FA2 kernel ------------------------===//
+//
+// S = Q K^T and O += P V with mma.sync m16n8k16 (f32 accumulation): Q and K
+// fragments by ldmatrix, V by ldmatrix.trans, P packed to bf16/f16 in
+// registers as the A operand of the second MMA (FA2's register reuse).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace mlir::flash::gpu_kernel {
+
+SmallVector<Value> KernelEmitter::mma(ArrayRef<Value> a, ArrayRef<Value> bFrag,
+                                      ArrayRef<Value> acc) {
+  bool isBf16 = elt.isBF16();
+  // f16 operands are <2 x half> registers, bf16 ones i32 (the nvgpu op's bf16
+  // path does not lower in MLIR 22, so nvvm.mma.sync is used directly).
+  auto asOperand = [&](Value r) -> Value {
+    if (isBf16)
+      return r;
+    return LLVM::BitcastOp::create(b, loc, VectorType::get({2}, elt), r);
+  };
+  SmallVector<Value> av, bv;
+  for (Value r : a)
+    av.push_back(asOperand(r));
+  for (Value r : bFrag)
+    bv.push_back(asOperand(r));
+  auto f32x4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  auto ptx = isBf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+  Value res = NVVM::MmaOp::create(
+      b, loc, f32x4, av, bv, acc, ArrayRef<int64_t>{16, 8, 16}, std::nullopt,
+      std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < 4; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, res, i));
+  return out;
+}
+
+void KernelEmitter::mmaTilePair(ArrayRef<SmallVector<Value>> aFrags,
+                                ArrayRef<Value> bRegs,
+                                SmallVectorImpl<Value> &acc, int64_t n0,
+                                int64_t nTiles) {
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h) {
+      int64_t first = frag(mt, n0 + h, 0, nTiles);
+      SmallVector<Value> r =
+          mma(aFrags[mt], {bRegs[2 * h], bRegs[2 * h + 1]},
+              ArrayRef<Value>(acc).slice(first, 4));
+      llvm::copy(r, acc.begin() + first);
+    }
+}
+
+/// Two f32 -> one 32-bit register of two bf16/f16 (cvt.rn.*x2.f32).
+Value KernelEmitter::packPair(Value lo, Value hi) {
+  auto v2f32 = VectorType::get({2}, f32);
+  Value vec = LLVM::PoisonOp::create(b, loc, v2f32);
+  vec = LLVM::InsertElementOp::create(b, loc, vec, lo, ci32(0));
+  vec = LLVM::InsertElementOp::create(b, loc, vec, hi, ci32(1));
+  Value narrow =
+      arith::TruncFOp::create(b, loc, VectorType::get({2}, elt), vec);
+  return LLVM::BitcastOp::create(b, loc, i32, narrow);
+}
+
+/// S = Q K^T for the warp's rows against the KV block in `stage`.
+SmallVector<Value> KernelEmitter::emitScores(Value stage) {
+  int64_t nTiles = bn / 8;
+  Value zero = cf(0.0);
+  SmallVector<Value> s(mTiles * nTiles * 4, zero);
+  Value kBase = add(c(bm * pitch * 2), mul(stage, c(bn * pitch * 2)));
+  Value lo16 = arith::RemUIOp::create(b, loc, lane, c(16));
+  Value hi16 = arith::DivUIOp::create(b, loc, lane, c(16));
+  Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
+  Value mid = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, c(8)), c(2));
+  for (int64_t ks = 0; ks < d / 16; ++ks) {
+    // A = Q rows (ldmatrix x4: lanes 0-15 rows, 16-31 the upper k half).
+    SmallVector<SmallVector<Value>> aFrags;
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      aFrags.push_back(ldmatrix(
+          swizzled(add(warpRow(mt), lo16), add(c(2 * ks), hi16), bm), false));
+    for (int64_t p = 0; p < nTiles / 2; ++p) {
+      // B = K rows n (non-transposed ldmatrix gives the "col" fragment):
+      // matrices (n-tile 2p, k lo), (2p, k hi), (2p+1, k lo), (2p+1, k hi).
+      Value row = add(c(16 * p), add(lo8, mul(hi16, c(8))));
+      SmallVector<Value> kf =
+          ldmatrix(add(kBase, swizzled(row, add(c(2 * ks), mid), bn)), false);
+      mmaTilePair(aFrags, kf, s, 2 * p, nTiles);
+    }
+  }
+  return s;
+}
+
+/// acc += P V. The S accumulators of n-tiles (2kp, 2kp+1) are exactly the
+/// A fragment of k-step kp once packed to 16 bits: no shared-memory trip.
+void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
+                           Value stage) {
+  int64_t nTiles = bn / 8, dTiles = d / 8;
+  Value vBase = add(c(bm * pitch * 2 + stages * bn * pitch * 2),
+                    mul(stage, c(bn * pitch * 2)));
+  Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
+  Value mid = arith::RemUIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, c(8)), c(2));
+  Value hi16 = arith::DivUIOp::create(b, loc, lane, c(16));
+  for (int64_t kp = 0; kp < bn / 16; ++kp) {
+    SmallVector<SmallVector<Value>> aFrags;
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
+      auto at = [&](int64_t nt, int64_t r) { return p[frag(mt, nt, r, nTiles)]; };
+      aFrags.push_back({packPair(at(2 * kp, 0), at(2 * kp, 1)),
+                        packPair(at(2 * kp, 2), at(2 * kp, 3)),
+                        packPair(at(2 * kp + 1, 0), at(2 * kp + 1, 1)),
+                        packPair(at(2 * kp + 1, 2), at(2 * kp + 1, 3))});
+    }
+    for (int64_t q2 = 0; q2 < dTiles / 2; ++q2) {
+      // V rows are keys: ldmatrix.trans turns row-major V into the "col"
+      // B fragment, (d-tile 2q2: k lo, k hi), (2q2+1: k lo, k hi).
+      Value row = add(c(16 * kp), add(lo8, mul(mid, c(8))));
+      SmallVector<Value> vf =
+          ldmatrix(add(vBase, swizzled(row, add(c(2 * q2), hi16), bn)), true);
+      mmaTilePair(aFrags, vf, acc, 2 * q2, dTiles);
+    }
+  }
+}
+
+} // namespace mlir::flash::gpu_kernel

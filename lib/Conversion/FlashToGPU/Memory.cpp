@@ -1,0 +1,206 @@
+//===- Memory.cpp - Shared-memory tiles for flash-to-gpu -----------------===//
+//
+// The memory side of the FA2 kernel: the XOR swizzle of shared-memory tiles
+// (or wgmma's 128-byte-swizzle canonical layout), 16-byte cp.async copies of
+// Q and of K/V blocks (zero-filled past the sequence end, gathered per row
+// for paged K/V), ldmatrix, and FA3's producer warpgroup that fills the
+// K/V ring and publishes each block on an mbarrier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace mlir::flash::gpu_kernel {
+
+Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
+  if (wg) {
+    // Chunk c of a row lands at (c % 8) ^ (row % 8) in its 128-byte panel
+    // row: the address bits [4,7) ^ [7,10) that wgmma's 128-byte swizzle
+    // reads (the base is 1024-byte aligned).
+    Value panel = arith::DivUIOp::create(b, loc, chunk, c(8));
+    Value within = arith::RemUIOp::create(b, loc, chunk, c(8));
+    Value phys = arith::XOrIOp::create(
+        b, loc, within, arith::AndIOp::create(b, loc, row, c(7)));
+    return add(add(mul(panel, c(rows * 128)), mul(row, c(128))),
+               mul(phys, c(16)));
+  }
+  Value x = pitch >= 64
+                ? arith::AndIOp::create(b, loc, row, c(7)).getResult()
+                : arith::AndIOp::create(
+                      b, loc, arith::ShRUIOp::create(b, loc, row, c(1)), c(3))
+                      .getResult();
+  Value phys = arith::XOrIOp::create(b, loc, chunk, x);
+  return add(mul(row, c(pitch * 2)), mul(phys, c(16)));
+}
+
+/// cp.async of a [rows][d] tile starting at sequence row `rowStart` of the
+/// (batch, head) plane at element offset `planeOffset`. When the threads
+/// divide into whole rows, each thread copies the same 16-byte column chunk
+/// of every `threads / (d / 8)`-th row, so its source address advances by
+/// one constant stride per copy; otherwise (head dim 96: 12 chunks a row)
+/// copy i of a thread is chunk tid + i * threads of the tile. With
+/// `predicated`, rows at or past `rowLimit` are zero-filled (src-size 0,
+/// from the plane's first row, a safe address); blocks known to be full
+/// skip the predicate.
+void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
+                                 Value rowLimit, Value planeOffset,
+                                 Value smemOffset, int64_t rows,
+                                 bool predicated, bool gather) {
+  int64_t chunksPerRow = d / 8;
+  int64_t total = rows * chunksPerRow;
+  int64_t threads = cpThreads;
+  Value tid = cpTid;
+  bool uniform = threads % chunksPerRow == 0;
+  assert(total % threads == 0 && "checked by checkSupported");
+  int64_t rowsPerPass = uniform ? threads / chunksPerRow : 0;
+  Value r0 = arith::DivUIOp::create(b, loc, tid, c(chunksPerRow));
+  Value ch = arith::RemUIOp::create(b, loc, tid, c(chunksPerRow));
+  Value planePtr = globalPtr(src.ptr, mul(planeOffset, c(src.eltBytes)));
+  Value elem = add(mul(add(rowStart, r0), src.strideS), mul(ch, c(8)));
+  Value gptr = globalPtr(planePtr, mul(elem, c(src.eltBytes)));
+  Value step = mul(src.strideS, c(rowsPerPass * src.eltBytes));
+  for (int64_t i = 0; i * threads < total; ++i) {
+    Value r = add(r0, c(i * rowsPerPass));
+    if (!uniform && i > 0) {
+      Value id = add(tid, c(i * threads));
+      r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
+      ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
+      elem = add(mul(add(rowStart, r), src.strideS), mul(ch, c(8)));
+      gptr = globalPtr(planePtr, mul(elem, c(src.eltBytes)));
+    }
+    Value sptr = smemPtr(add(smemOffset, swizzled(r, ch, rows)));
+    Value from = gptr, bytes;
+    if (gather) {
+      // Paged: key j sits in slot j % P of page table[b, j / P]; rows past
+      // the keys read key 0's page (mapped) and are zero-filled below.
+      Value j = add(rowStart, r);
+      if (predicated)
+        j = sel(cmp(arith::CmpIPredicate::slt, j, rowLimit), j, c(0));
+      Value entry = LLVM::LoadOp::create(
+          b, loc, i32,
+          globalPtr(table.ptr,
+                    mul(add(tableRow,
+                            mul(arith::DivUIOp::create(b, loc, j, pageSize),
+                                table.strides[1])),
+                        c(4))),
+          4);
+      Value page = arith::IndexCastOp::create(b, loc, b.getIndexType(), entry);
+      Value slot = arith::RemUIOp::create(b, loc, j, pageSize);
+      Value elemOff = add(add(mul(page, src.strideB), mul(slot, src.strideS)),
+                          mul(ch, c(8)));
+      from = globalPtr(planePtr, mul(elemOff, c(src.eltBytes)));
+      gptr = from;
+    }
+    if (predicated) {
+      Value valid = cmp(arith::CmpIPredicate::slt, add(rowStart, r), rowLimit);
+      from = sel(valid, gptr, gather ? gptr : planePtr);
+      bytes = sel(valid, ci32(16), ci32(0));
+    }
+    NVVM::CpAsyncOp::create(b, loc, sptr, from, 16,
+                            NVVM::LoadCacheModifierKind::CG, bytes);
+    if (uniform && !gather && (i + 1) * threads < total)
+      gptr = globalPtr(gptr, step);
+  }
+}
+
+/// K and V of the block starting at `kvStart` into `stage`; only a block
+/// that crosses the end of the keys pays for the row predicate.
+void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
+  Value tileBytes = c(bn * pitch * 2);
+  Value kOff = add(c(bm * pitch * 2), mul(stage, tileBytes));
+  Value vOff =
+      add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, tileBytes));
+  Value full = cmp(arith::CmpIPredicate::sle, add(kvStart, c(bn)), seqK);
+  auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  for (bool predicated : {false, true}) {
+    b.setInsertionPointToStart(predicated ? &ifOp.getElseRegion().front()
+                                          : &ifOp.getThenRegion().front());
+    emitTileCopy(k, kvStart, seqK, kvPlane, kOff, bn, predicated,
+                 /*gather=*/bool(t.table));
+    emitTileCopy(v, kvStart, seqK, kvPlane, vOff, bn, predicated,
+                 /*gather=*/bool(t.table));
+  }
+}
+
+SmallVector<Value> KernelEmitter::ldmatrix(Value byteOffset, bool transpose) {
+  auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+  Value res = NVVM::LdMatrixOp::create(
+      b, loc, i32x4, smemPtr(byteOffset), 4,
+      transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value> regs;
+  for (int64_t i = 0; i < 4; ++i)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, res, i));
+  return regs;
+}
+
+void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
+                                 Value anyBlock) {
+  if (launchThreads() > 256)
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(40),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::decrease));
+  cpTid = sub(tid, c(threads));
+  // 128 threads split every K/V block: the verifier's wgmma = true and the
+  // wgmma checks (head dim % 64, block_n % 16) make its chunks a multiple.
+  cpThreads = 128;
+  // The run's blocks, right to left (flash-tile's order).
+  Value blocks = sel(
+      anyBlock,
+      add(arith::DivSIOp::create(b, loc, sub(firstCol, lastCol), c(bn)), c(1)),
+      c(0));
+  // A block is published once this thread's copies of it landed (at most
+  // `pending` later groups in flight) and are fenced into the async proxy.
+  auto publish = [&](int64_t pending, Value block) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+    fenceAsyncProxy();
+    arriveOn(mbarrier(true, arith::RemUIOp::create(b, loc, block, c(stages))));
+  };
+  // (stage, round): block i goes to stage i % stages in round i / stages.
+  auto loop = scf::ForOp::create(b, loc, c(0), blocks, c(1), ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = loop.getInductionVar();
+    Value stage = arith::RemUIOp::create(b, loc, i, c(stages));
+    Value round = arith::DivUIOp::create(b, loc, i, c(stages));
+    // Round r > 0 reuses the stage: wait until the consumers released round
+    // r - 1 (that phase of empty[stage] has parity (r - 1) & 1).
+    auto reuse = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::uge, i, c(stages)), false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&reuse.getThenRegion().front());
+      waitParity(mbarrier(false, stage),
+                 arith::RemUIOp::create(b, loc, sub(round, c(1)), c(2)));
+    }
+    emitKVCopy(sub(firstCol, mul(i, c(bn))), stage);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    // The previous block (this one may still be in flight).
+    auto prev = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::uge, i, c(1)), false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&prev.getThenRegion().front());
+    publish(1, sub(i, c(1)));
+  }
+  auto last = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::sgt, blocks, c(0)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&last.getThenRegion().front());
+  publish(0, sub(blocks, c(1)));
+}
+
+} // namespace mlir::flash::gpu_kernel

@@ -1,0 +1,137 @@
+//===- WGMMA.cpp - Warpgroup-MMA GEMMs of the FA2 kernel (sm_90a) --------===//
+//
+// S = Q K^T by wgmma.mma_async from two K-major shared-memory descriptors,
+// O += P V with P from registers and V read MN-major; MLIR 22's
+// nvvm.wgmma.mma_async takes A only from shared memory, so the register-A
+// form is the one inline-PTX instruction.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace mlir::flash::gpu_kernel {
+
+Value KernelEmitter::descriptor(Value byteOffset, int64_t lbo, int64_t sbo) {
+  Type i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  Value addr = LLVM::PtrToIntOp::create(b, loc, i64, smemPtr(byteOffset));
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, addr, c64(4)), c64(0x3fff));
+  // Bits 16-29 LBO >> 4, 32-45 SBO >> 4, 62-63 layout 1 = 128-byte swizzle.
+  int64_t fields = ((lbo >> 4) << 16) | ((sbo >> 4) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, c64(fields));
+}
+
+/// S = Q K^T for the warpgroup's 64 rows: one wgmma.mma_async m64 n(BN) k16
+/// per 16 head-dim columns, both operands K-major in shared memory (Q and K
+/// rows with the head dim contiguous). The accumulator registers are the
+/// mma.sync m16n8 C fragments of the warp's 16 rows, n-tile by n-tile, so
+/// the mask and the online softmax are the mma.sync path's.
+SmallVector<Value> KernelEmitter::emitScoresWgmma(Value stage) {
+  Value group = arith::DivUIOp::create(b, loc, warp, c(4));
+  // Within a panel, 8-row atoms are 1024 bytes apart (SBO); a k16 step is
+  // 32 bytes into the panel row, and every 4 steps the next panel.
+  Value qDesc = descriptor(mul(group, c(64 * 128)), 16, 1024);
+  Value kDesc = descriptor(
+      add(c(bm * pitch * 2), mul(stage, c(bn * pitch * 2))), 16, 1024);
+  SmallVector<Type> fields(bn / 2, f32);
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value acc = LLVM::PoisonOp::create(b, loc, accType);
+  auto type = elt.isBF16() ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16;
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t ks = 0; ks < d / 16; ++ks) {
+    int64_t inPanel = (ks % 4) * 32, panel = ks / 4;
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        b, loc, accType, acc, descPlus(qDesc, panel * bm * 128 + inPanel),
+        descPlus(kDesc, panel * bn * 128 + inPanel),
+        NVVM::MMAShapeAttr::get(ctx, 64, bn, 16), type, type,
+        NVVM::WGMMATypes::f32,
+        ks == 0 ? NVVM::WGMMAScaleOut::zero : NVVM::WGMMAScaleOut::one,
+        NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+        NVVM::MMALayout::col,
+        /*satfinite=*/NVVM::MMAIntOverflowAttr());
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  SmallVector<Value> s;
+  for (int64_t i = 0; i < bn / 2; ++i)
+    s.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
+  return s;
+}
+
+/// acc += P V for the warpgroup: P stays in registers as the A operand
+/// (its packed S fragments are wgmma's m64k16 A layout, as for mma.sync),
+/// V is the B operand read MN-major (head dim contiguous, "transposed") from
+/// shared memory. MLIR 22's nvvm.wgmma.mma_async takes A only from shared
+/// memory, so this one instruction is inline PTX.
+void KernelEmitter::emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
+                                Value stage) {
+  int64_t nTiles = bn / 8;
+  // MN-major: LBO = the stride between 64-column panels of V, SBO = the
+  // stride between 8-key atoms; a k16 step is two atoms.
+  Value vDesc = descriptor(add(c(bm * pitch * 2 + stages * bn * pitch * 2),
+                               mul(stage, c(bn * pitch * 2))),
+                           bn * 128, 1024);
+  int64_t n = d / 2;
+  std::string text, constraints;
+  {
+    llvm::raw_string_ostream os(text), cs(constraints);
+    os << "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\nwgmma.mma_async.sync."
+          "aligned.m64n"
+       << d << "k16.f32." << (elt.isBF16() ? "bf16.bf16" : "f16.f16") << " {";
+    for (int64_t i = 0; i < n; ++i) {
+      os << (i ? ", $" : "$") << i;
+      cs << "=f,";
+    }
+    os << "}, {$" << n << ", $" << n + 1 << ", $" << n + 2 << ", $" << n + 3
+       << "}, $" << n + 4 << ", p, 1, 1, 1;\n}";
+    cs << "r,r,r,r,l";
+    for (int64_t i = 0; i < n; ++i)
+      cs << "," << i;
+  }
+  SmallVector<Type> fields(n, f32);
+  auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  // Every A register is written before the fence (ptxas otherwise injects
+  // one before each wgmma that reads a register written after it).
+  auto at = [&](int64_t nt, int64_t r) { return p[frag(0, nt, r, nTiles)]; };
+  SmallVector<SmallVector<Value>> aFrags;
+  for (int64_t kp = 0; kp < bn / 16; ++kp)
+    aFrags.push_back({packPair(at(2 * kp, 0), at(2 * kp, 1)),
+                      packPair(at(2 * kp, 2), at(2 * kp, 3)),
+                      packPair(at(2 * kp + 1, 0), at(2 * kp + 1, 1)),
+                      packPair(at(2 * kp + 1, 2), at(2 * kp + 1, 3))});
+  SmallVector<Value> descs;
+  for (int64_t kp = 0; kp < bn / 16; ++kp)
+    descs.push_back(descPlus(vDesc, kp * 2 * 1024));
+  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+  for (int64_t kp = 0; kp < bn / 16; ++kp) {
+    SmallVector<Value> operands(aFrags[kp]);
+    operands.push_back(descs[kp]);
+    operands.append(acc.begin(), acc.end());
+    Value res = LLVM::InlineAsmOp::create(b, loc, accType, operands,
+                                          b.getStringAttr(text),
+                                          b.getStringAttr(constraints),
+                                          /*has_side_effects=*/b.getUnitAttr(),
+                                          UnitAttr(), LLVM::TailCallKindAttr(),
+                                          LLVM::AsmDialectAttr(), ArrayAttr())
+                    .getResult(0);
+    for (int64_t i = 0; i < n; ++i)
+      acc[i] = LLVM::ExtractValueOp::create(b, loc, res, i);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+}
+
+} // namespace mlir::flash::gpu_kernel
