@@ -790,11 +790,8 @@ void KernelEmitter::emitSoftcap(SmallVectorImpl<Value> &s,
 void KernelEmitter::emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
                              TileUpdateOp update) {
   int64_t nTiles = bn / 8;
-  int64_t left = -1, right = -1;
-  if (auto w = update.getWindow()) {
-    left = (*w)[0];
-    right = (*w)[1];
-  }
+  int64_t left, right;
+  std::tie(left, right) = getWindowBounds(update.getWindow());
   bool causal = update.getCausal();
   Value ninf = cf(-std::numeric_limits<double>::infinity());
   Value diagShift = sub(seqK, seqQ);
@@ -1598,6 +1595,17 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
     });
     if (grids.empty() && combines.empty())
       return;
+    // Precondition: grids are host code, in a func.func (the kernel is named
+    // after it and launched from it), not inside a gpu.func or llvm.func.
+    for (scf::ParallelOp grid : llvm::concat<scf::ParallelOp>(grids, combines))
+      if (!grid->getParentOfType<func::FuncOp>()) {
+        Operation *parent =
+            grid->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+        grid.emitOpError("flash-to-gpu: the attention's grid must be host "
+                         "code inside a func.func, not inside '")
+            << (parent ? parent->getName().getStringRef() : "?") << "'";
+        return signalPassFailure();
+      }
     for (scf::ParallelOp grid : grids)
       if (failed(lower(module, grid)))
         return signalPassFailure();
@@ -1809,11 +1817,8 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, scf::ParallelOp grid) {
   {
     llvm::raw_string_ostream os(abi);
     TileUpdateOp u = t.updates.front();
-    int64_t left = -1, right = -1;
-    if (auto w = u.getWindow()) {
-      left = (*w)[0];
-      right = (*w)[1];
-    }
+    int64_t left, right;
+    std::tie(left, right) = getWindowBounds(u.getWindow());
     double cap = u.getSoftcap() ? u.getSoftcap()->convertToDouble() : 0.0;
     os << llvm::formatv(
         "{{\"func\":\"{0}\",\"dtype\":\"{1}\",\"head_dim\":{2},"
