@@ -21,12 +21,14 @@
 #define _POSIX_C_SOURCE 200809L
 #include "flashrt.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static int parse_shape(const char *abi, const char *key, int64_t out[4]) {
   char pat[64];
@@ -89,11 +91,54 @@ static void check(int rc, const char *what) {
   }
 }
 
+/* Size errors (an option or ABI shape too large for this machine) exit 1. */
+static void too_large(const char *what) {
+  fprintf(stderr, "flash-latency: %s\n", what);
+  exit(1);
+}
+
+/* The product of `rank` sizes, exiting with a message if it overflows or
+ * exceeds `limit` elements. */
+static size_t checked_numel(const int64_t *sizes, int rank, int64_t limit,
+                            const char *what) {
+  int64_t n = 1;
+  for (int i = 0; i < rank; ++i)
+    if (sizes[i] < 0 || __builtin_mul_overflow(n, sizes[i], &n) || n > limit) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "%s is too large (over %lld elements)", what,
+               (long long)limit);
+      too_large(msg);
+    }
+  return (size_t)n;
+}
+
+/* Half of the physical memory, in bytes: the most the host buffers may use. */
+static int64_t host_limit_bytes(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  int64_t bytes;
+  if (pages <= 0 || page <= 0 ||
+      __builtin_mul_overflow((int64_t)pages, (int64_t)page, &bytes))
+    return INT64_MAX;
+  return bytes / 2;
+}
+
+/* A decimal option value in [lo, hi]; exits 2 (usage) otherwise. */
+static long parse_long(const char *opt, const char *text, long lo, long hi) {
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end || errno == ERANGE || v < lo || v > hi) {
+    fprintf(stderr, "flash-latency: %s must be an integer in [%ld, %ld], got "
+                    "'%s'\n", opt, lo, hi, text);
+    exit(2);
+  }
+  return v;
+}
+
 static void *device_random(size_t n, int f16) {
   uint16_t *h = malloc(n * 2);
   if (!h) {
-    fprintf(stderr, "flash-latency: out of host memory\n");
-    exit(2);
+    too_large("out of host memory");
   }
   for (size_t i = 0; i < n; ++i)
     h[i] = f16 ? to_f16(normal()) : to_bf16(normal());
@@ -135,14 +180,15 @@ int main(int argc, char **argv) {
   int json = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
+    /* kv_lens and block-table entries are i32; 10^7 timed calls is hours. */
     if (!strncmp(a, "--batch=", 8))
-      batch = atol(a + 8);
+      batch = parse_long("--batch", a + 8, 1, INT32_MAX);
     else if (!strncmp(a, "--kv=", 5))
-      kv = atol(a + 5);
+      kv = parse_long("--kv", a + 5, 1, INT32_MAX);
     else if (!strncmp(a, "--n=", 4))
-      n = atol(a + 4);
+      n = parse_long("--n", a + 4, 1, 10000000);
     else if (!strncmp(a, "--warmup=", 9))
-      warmup = atol(a + 9);
+      warmup = parse_long("--warmup", a + 9, 0, 10000000);
     else if (!strcmp(a, "--json"))
       json = 1;
     else if (a[0] == '-') {
@@ -179,18 +225,28 @@ int main(int argc, char **argv) {
   int64_t B = batch, Hq = qs[1], Sq = qs[2] < 0 ? 1 : qs[2], D = qs[3];
   int64_t Hkv = ks[1], Dv = ks[3];
   int64_t page = paged ? ks[2] : 0;
+  if (Hq < 1 || Hkv < 1 || Sq < 1 || D < 1 || Dv < 1 || (paged && page < 1))
+    too_large("the ABI's q_shape/kv_shape has a size below 1");
   int64_t pps = paged ? (kv + page - 1) / page : 0;
+  int64_t pages;
+  if (__builtin_mul_overflow(B, pps, &pages) || pages > INT32_MAX)
+    too_large("--batch * pages per sequence overflows the i32 block table");
   int64_t q_sizes[4] = {B, Hq, Sq, D}, o_sizes[4] = {B, Hq, Sq, Dv};
   int64_t k_sizes[4] = {B, Hkv, kv, D}, v_sizes[4] = {B, Hkv, kv, Dv};
   if (paged) {
-    k_sizes[0] = v_sizes[0] = B * pps;
+    k_sizes[0] = v_sizes[0] = pages;
     k_sizes[2] = v_sizes[2] = page;
   }
   int64_t l_sizes[3] = {B, Hq, Sq}, lens_sizes[1] = {B}, t_sizes[2] = {B, pps};
 
-  size_t nq = (size_t)(B * Hq * Sq * D), no = (size_t)(B * Hq * Sq * Dv);
-  size_t nk = (size_t)(k_sizes[0] * Hkv * k_sizes[2] * D);
-  size_t nv = (size_t)(v_sizes[0] * Hkv * v_sizes[2] * Dv);
+  /* Every size overflow-checked; the host staging buffers (2 bytes per
+   * element, one tensor at a time) capped by the machine's memory. */
+  int64_t limit = host_limit_bytes() / 2;
+  size_t nq = checked_numel(q_sizes, 4, limit, "Q [B, Hq, Sq, D]");
+  size_t no = checked_numel(o_sizes, 4, limit, "O [B, Hq, Sq, Dv]");
+  size_t nk = checked_numel(k_sizes, 4, limit, "K [B, Hkv, S, D]");
+  size_t nv = checked_numel(v_sizes, 4, limit, "V [B, Hkv, S, Dv]");
+  size_t nl = checked_numel(l_sizes, 3, limit / 2, "LSE [B, Hq, Sq]");
   flashrt_tensor q, kk, v, o, lse, lens, table;
   tensor(&q, device_random(nq, f16), 4, q_sizes, dtype);
   tensor(&kk, device_random(nk, f16), 4, k_sizes, dtype);
@@ -199,11 +255,13 @@ int main(int argc, char **argv) {
   check(flashrt_malloc(&od, no * 2), "flashrt_malloc");
   tensor(&o, od, 4, o_sizes, dtype);
   if (has_lse) {
-    check(flashrt_malloc(&ld, (size_t)(B * Hq * Sq) * 4), "flashrt_malloc");
+    check(flashrt_malloc(&ld, nl * 4), "flashrt_malloc");
     tensor(&lse, ld, 3, l_sizes, FLASHRT_DTYPE_F32);
   }
   if (has_lens) {
     int32_t *h = malloc((size_t)B * 4);
+    if (!h)
+      too_large("out of host memory");
     for (int64_t b = 0; b < B; ++b)
       h[b] = (int32_t)kv;
     check(flashrt_malloc(&lensd, (size_t)B * 4), "flashrt_malloc");
@@ -212,11 +270,13 @@ int main(int argc, char **argv) {
     tensor(&lens, lensd, 1, lens_sizes, FLASHRT_DTYPE_I32);
   }
   if (paged) {
-    int32_t *h = malloc((size_t)(B * pps) * 4);
-    for (int64_t i = 0; i < B * pps; ++i)
+    int32_t *h = malloc((size_t)pages * 4);
+    if (!h)
+      too_large("out of host memory");
+    for (int64_t i = 0; i < pages; ++i)
       h[i] = (int32_t)i;
-    check(flashrt_malloc(&td, (size_t)(B * pps) * 4), "flashrt_malloc");
-    check(flashrt_memcpy_htod(td, h, (size_t)(B * pps) * 4),
+    check(flashrt_malloc(&td, (size_t)pages * 4), "flashrt_malloc");
+    check(flashrt_memcpy_htod(td, h, (size_t)pages * 4),
           "flashrt_memcpy_htod");
     free(h);
     tensor(&table, td, 2, t_sizes, FLASHRT_DTYPE_I32);
@@ -226,6 +286,8 @@ int main(int argc, char **argv) {
   const flashrt_tensor *lse_p = has_lse ? &lse : NULL;
 
   double *t = malloc((size_t)n * sizeof(double));
+  if (!t)
+    too_large("out of host memory");
   if (!json)
     printf("%s B=%ld S=%ld (Hq %lld, Hkv %lld, Sq %lld, D %lld): %ld calls "
            "after %ld untimed, us per call\n",

@@ -2,7 +2,11 @@
 //
 // libFuzzer entry point: parses arbitrary bytes as MLIR with the flash dialect
 // (and the upstream dialects flash IR uses) loaded, then verifies the result.
-// Any input must end in a diagnostic or success, never a crash or assert.
+// With FLASH_FUZZ_MODE=passes in the environment, a module that verifies also
+// goes through each flash pass alone, the pass chains that feed
+// flash-online-softmax and flash-to-gpu, and flash-lower-to-cpu, each on a
+// fresh copy. Any input must end in a diagnostic or success, never a crash or
+// assert.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,12 +21,41 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 using namespace mlir;
+
+/// What FLASH_FUZZ_MODE=passes runs on a module that verifies.
+static const char *const kPipelines[] = {
+    "flash-fold-gqa",
+    "flash-plan",
+    "flash-split-kv",
+    "flash-tile",
+    "flash-online-softmax",
+    "flash-to-gpu",
+    "flash-fold-gqa,flash-plan,flash-split-kv,flash-tile,flash-online-softmax",
+    "flash-plan{wgmma=true},flash-split-kv,flash-tile,flash-to-gpu{chip=sm_90a}",
+    "flash-plan,flash-split-kv,flash-tile,flash-to-gpu",
+    "flash-lower-to-cpu",
+};
+
+static bool passesMode() {
+  static const bool on = [] {
+    const char *mode = std::getenv("FLASH_FUZZ_MODE");
+    if (mode && std::string(mode) == "passes") {
+      flash::registerAllFlashPasses();
+      return true;
+    }
+    return false;
+  }();
+  return on;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   DialectRegistry registry;
@@ -41,7 +74,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ParserConfig config(&context, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(source, config, "fuzz-input");
-  if (module)
-    (void)verify(*module);
+  if (!module || failed(verify(*module)) || !passesMode())
+    return 0;
+  for (const char *pipeline : kPipelines) {
+    OwningOpRef<ModuleOp> copy = module->clone();
+    PassManager pm = PassManager::on<ModuleOp>(&context);
+    if (succeeded(parsePassPipeline(pipeline, pm)))
+      (void)pm.run(*copy);
+  }
   return 0;
 }

@@ -481,8 +481,10 @@ extern "C" FLASHRT_API void *mgpuMemAlloc(uint64_t bytes, void *stream,
     std::lock_guard<std::mutex> lock(r.mutex);
     for (size_t i = 0; i < r.scratchCache.size(); ++i) {
       Registry::CachedBlock blk = r.scratchCache[i];
+      // blk.bytes - bytes <= bytes + 4096, written so that no huge
+      // request wraps it (2 * bytes would).
       if (blk.stream == static_cast<CUstream>(stream) && blk.bytes >= bytes &&
-          blk.bytes <= 2 * bytes + 4096) {
+          blk.bytes - bytes <= bytes + 4096 && bytes + 4096 > bytes) {
         r.scratchCache.erase(r.scratchCache.begin() + i);
         r.scratchSizes[blk.ptr] = blk.bytes;
         return reinterpret_cast<void *>(blk.ptr);

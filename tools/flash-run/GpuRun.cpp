@@ -34,6 +34,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRun.h"
+#include "SizeGuard.h"
 
 #include "Abi.h" // runtime/lib: the ABI record reader libflashrt uses.
 #include "flash/Reference/Reference.h"
@@ -54,6 +55,7 @@
 #include <vector>
 
 namespace ref = flash::ref;
+using namespace flash::run;
 
 namespace {
 
@@ -453,6 +455,37 @@ std::string format(const char *fmt, double x) {
 
 int64_t numel(const ref::Shape4 &s) { return s[0] * s[1] * s[2] * s[3]; }
 
+/// "" when runCase's buffers for `c` fit (every size overflow-checked), else
+/// why not.
+std::string checkCaseSize(const Kernel &k, const Case &c) {
+  int64_t d = k.abi.headDim, dv = k.abi.headDimV;
+  std::optional<int64_t> kvOuter = c.b, kvRows = c.sk;
+  if (k.abi.paged) {
+    int64_t pagesPerSeq = c.sk / k.pageSize + (c.sk % k.pageSize != 0);
+    kvOuter = checkedSum(checkedProduct({c.b, pagesPerSeq}), 3);
+    kvRows = k.pageSize;
+  }
+  std::optional<int64_t> q = checkedProduct({c.b, c.hq, c.sq, d});
+  std::optional<int64_t> o = checkedProduct({c.b, c.hq, c.sq, dv});
+  std::optional<int64_t> lse = checkedProduct({c.b, c.hq, c.sq});
+  std::optional<int64_t> kv, kvv;
+  if (kvOuter && kvRows) {
+    kv = checkedProduct({*kvOuter, c.hkv, *kvRows, d});
+    kvv = checkedProduct({*kvOuter, c.hkv, *kvRows, dv});
+  }
+  for (std::optional<int64_t> n : {q, o, kv, kvv}) {
+    std::string err = checkTensorElements(n);
+    if (!err.empty())
+      return err;
+  }
+  // Host copies: inputs as float + 16-bit bits (6 bytes), O as bits, float
+  // and reference (10 bytes), LSE as float, reference and error (12 bytes).
+  std::optional<int64_t> bytes = checkedProduct({*q, 6});
+  for (auto [n, per] : {std::pair{kv, 6}, {kvv, 6}, {o, 10}, {lse, 12}})
+    bytes = checkedSum(bytes, n ? checkedProduct({*n, per}) : std::nullopt);
+  return checkHostBytes(bytes);
+}
+
 /// Runs one case: 0 pass, 1 fail, 2 runtime error (printed).
 int runCase(const Kernel &k, const Case &c, const Options &o,
             std::mt19937 &rng) {
@@ -735,10 +768,9 @@ int flash::run::gpuMain(int argc, char **argv) {
                   " but @" + o.func +
                   " has Dv=" + std::to_string(k.abi.headDimV));
     // Keeps a typo in --shapes from allocating the machine away.
-    double widest = double(std::max(k.abi.headDim, k.abi.headDimV));
-    if (double(c.b) * double(std::max(c.hq * c.sq, c.hkv * c.sk)) * widest >
-        double(int64_t(1) << 32))
-      return fail(what + "too large (over 2^32 elements in one tensor)");
+    std::string tooLarge = checkCaseSize(k, c);
+    if (!tooLarge.empty())
+      return fail(what + tooLarge);
   }
 
   uint64_t seed = o.seed ? *o.seed : std::random_device{}();
@@ -752,7 +784,12 @@ int flash::run::gpuMain(int argc, char **argv) {
               major, minor, sms, json.c_str());
   unsigned passed = 0;
   for (const Case &c : cases) {
-    int rc = runCase(k, c, o, rng);
+    int rc;
+    try {
+      rc = runCase(k, c, o, rng);
+    } catch (const std::exception &e) { // std::bad_alloc: the guard's estimate
+      return fail(std::string("out of host memory: ") + e.what());
+    }
     if (rc == 2)
       return 2;
     passed += rc == 0;

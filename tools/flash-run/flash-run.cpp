@@ -40,6 +40,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuRun.h"
+#include "SizeGuard.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/InitAllFlash.h"
 #include "flash/Reference/Reference.h"
@@ -832,15 +833,27 @@ int main(int argc, char **argv) {
                   " (the paged cache's capacity) is not a multiple of the " +
                   "page size " + Twine(pageSize));
     // kv_lens and the page ids are i32.
+    std::optional<int64_t> keys = ::flash::run::checkedProduct({c.b, c.sk});
     if ((kernel->sem.kvLens || pageSize) &&
-        c.b * c.sk + 3 > std::numeric_limits<int32_t>::max())
+        (!keys || *keys + 3 > std::numeric_limits<int32_t>::max()))
       return fail(what + "too large for i32 kv_lens/block_table");
+    // Keeps a typo in --shapes from allocating the machine away (checked
+    // before CaseLayout multiplies the sizes).
+    std::optional<int64_t> caseBytes = 0;
+    for (int64_t dim : {kernel->headDim(), kernel->headDimV()})
+      for (std::optional<int64_t> n :
+           {::flash::run::checkedProduct({c.b, c.hq, c.sq, dim}),
+            ::flash::run::checkedProduct({c.b, c.hkv, c.sk, dim})}) {
+        std::string err = ::flash::run::checkTensorElements(n);
+        if (!err.empty())
+          return fail(what + err);
+        // Inputs, outputs and reference copies: 3 floats per element.
+        caseBytes = ::flash::run::checkedSum(caseBytes, *n * 12);
+      }
+    if (std::string err = ::flash::run::checkHostBytes(caseBytes); !err.empty())
+      return fail(what + err);
     const CaseLayout &layout = layouts.emplace_back(
         c, kernel->headDim(), kernel->headDimV(), pageSize, bshd);
-    for (const ref::Shape4 &s : layout.shapes)
-      // Keeps a typo in --shapes from allocating the machine away.
-      if (double(s[0]) * s[1] * s[2] * s[3] > double(1ll << 32))
-        return fail(what + "too large (over 2^32 elements in one tensor)");
     for (auto [role, type] : llvm::zip_equal(kernel->roles, kernel->argTypes))
       if (llvm::Error err = checkArg(role, type, layout.argSizes(role),
                                      layout.argStrides(role)))

@@ -127,6 +127,17 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
     });
     if (grids.empty() && combines.empty())
       return;
+    // Precondition: grids are host code, in a func.func (the kernel is named
+    // after it and launched from it), not inside a gpu.func or llvm.func.
+    for (GridOp grid : llvm::concat<GridOp>(grids, combines))
+      if (!grid->getParentOfType<func::FuncOp>()) {
+        Operation *parent =
+            grid->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+        grid.emitOpError("flash-to-gpu: the attention's grid must be host "
+                         "code inside a func.func, not inside '")
+            << (parent ? parent->getName().getStringRef() : "?") << "'";
+        return signalPassFailure();
+      }
     for (GridOp grid : grids)
       if (failed(lower(module, grid)))
         return signalPassFailure();
@@ -324,11 +335,8 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
     return dims;
   };
   TileUpdateOp u = t.updates.front();
-  int64_t left = -1, right = -1;
-  if (auto w = u.getWindow()) {
-    left = (*w)[0];
-    right = (*w)[1];
-  }
+  int64_t left, right;
+  std::tie(left, right) = getWindowBounds(u.getWindow());
   // f32 attributes as doubles: the exact value of the float, which reads
   // back as the same float.
   double cap = u.getSoftcap() ? u.getSoftcap()->convertToDouble() : 0.0;

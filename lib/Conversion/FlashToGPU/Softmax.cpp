@@ -40,11 +40,8 @@ void KernelEmitter::emitSoftcap(SmallVectorImpl<Value> &s,
 void KernelEmitter::emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
                              TileUpdateOp update) {
   int64_t nTiles = bn / 8;
-  int64_t left = -1, right = -1;
-  if (auto w = update.getWindow()) {
-    left = (*w)[0];
-    right = (*w)[1];
-  }
+  int64_t left, right;
+  std::tie(left, right) = getWindowBounds(update.getWindow());
   bool causal = update.getCausal();
   Value ninf = cf(-std::numeric_limits<double>::infinity());
   Value diagShift = sub(seqK, seqQ);

@@ -348,7 +348,7 @@ func.func @case42(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: te
 // -----
 
 func.func @case43(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{block_m and block_n must be positive, got 0 and 64}}
+  // expected-error @+1 {{block_m and block_n must be in [1, 65536], got 0 and 64}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 0, block_n = 64, warps = 4, stages = 2>} -> tensor<2x8x128x64xf16>
   return
 }
@@ -356,7 +356,7 @@ func.func @case43(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: te
 // -----
 
 func.func @case44(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{warps must be positive, got 0}}
+  // expected-error @+1 {{warps must be in [1, 32] (a CUDA block has at most 1024 threads), got 0}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 0, stages = 2>} -> tensor<2x8x128x64xf16>
   return
 }
@@ -364,7 +364,7 @@ func.func @case44(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: te
 // -----
 
 func.func @case45(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{stages must be positive, got -1}}
+  // expected-error @+1 {{stages must be in [1, 64], got -1}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = -1>} -> tensor<2x8x128x64xf16>
   return
 }
@@ -372,7 +372,7 @@ func.func @case45(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: te
 // -----
 
 func.func @case46(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{splits must be >= 0 (0 = chosen at run time), got -2}}
+  // expected-error @+1 {{splits must be in [0, 65536] (0 = chosen at run time), got -2}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = -2>} -> tensor<2x8x128x64xf16>
   return
 }

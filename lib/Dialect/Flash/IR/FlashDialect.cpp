@@ -11,9 +11,16 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::flash;
+
+/// Ranges of #flash.config's parameters (see ConfigAttr::verify).
+static constexpr int64_t kMaxBlock = 1 << 16, kMaxWarps = 32, kMaxStages = 64,
+                         kMaxSplits = 1 << 16;
 
 #include "flash/Dialect/Flash/IR/FlashOpsDialect.cpp.inc"
 
@@ -86,25 +93,44 @@ int64_t ConfigAttr::getRowPitch(int64_t headDim) {
 }
 
 int64_t ConfigAttr::getKernelSharedMemoryBytes(int64_t headDim) const {
+  // Checked: a hand-written config or head dim must not wrap to a size that
+  // passes a target's limit. Saturates at INT64_MAX, which no target has.
+  using llvm::checkedAdd, llvm::checkedMul;
   int64_t pitch = getRowPitch(headDim);
-  return (getBlockM() * pitch + 2 * getNumStages() * getBlockN() * pitch) * 2 +
-         (getWgmma() ? 1024 : 0) + (getProducer() ? 2 * getNumStages() * 8 : 0);
+  std::optional<int64_t> kv = checkedMul(getNumStages(), getBlockN());
+  if (kv)
+    kv = checkedMul(*kv, 2 * pitch);
+  std::optional<int64_t> q = checkedMul(getBlockM(), pitch);
+  std::optional<int64_t> tiles = q && kv ? checkedAdd(*q, *kv) : std::nullopt;
+  if (tiles)
+    tiles = checkedMul(*tiles, int64_t(2));
+  std::optional<int64_t> barriers =
+      checkedMul(getNumStages(), int64_t(getProducer() ? 16 : 0));
+  if (tiles && barriers)
+    tiles = checkedAdd(*tiles, *barriers + (getWgmma() ? 1024 : 0));
+  return tiles.value_or(std::numeric_limits<int64_t>::max());
 }
 
 LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN,
                                  int64_t numWarps, int64_t numStages,
                                  int64_t numSplits, bool wgmma, bool producer) {
-  if (blockM <= 0 || blockN <= 0)
-    return emitError() << "block_m and block_n must be positive, got " << blockM
-                       << " and " << blockN;
-  if (numWarps <= 0)
-    return emitError() << "warps must be positive, got " << numWarps;
-  if (numStages <= 0)
-    return emitError() << "stages must be positive, got " << numStages;
-  if (numSplits < 0)
-    return emitError() << "splits must be >= 0 (0 = chosen at run time), got "
-                       << numSplits;
+  // Upper bounds keep every size derived from a config (tiles, unrolled
+  // fragments, shared memory, split buffers) far from int64 overflow; each
+  // is well above what any target runs.
+  if (blockM <= 0 || blockN <= 0 || blockM > kMaxBlock || blockN > kMaxBlock)
+    return emitError() << "block_m and block_n must be in [1, " << kMaxBlock
+                       << "], got " << blockM << " and " << blockN;
+  if (numWarps <= 0 || numWarps > kMaxWarps)
+    return emitError() << "warps must be in [1, " << kMaxWarps
+                       << "] (a CUDA block has at most 1024 threads), got "
+                       << numWarps;
+  if (numStages <= 0 || numStages > kMaxStages)
+    return emitError() << "stages must be in [1, " << kMaxStages << "], got "
+                       << numStages;
+  if (numSplits < 0 || numSplits > kMaxSplits)
+    return emitError() << "splits must be in [0, " << kMaxSplits
+                       << "] (0 = chosen at run time), got " << numSplits;
   if (wgmma && (numWarps % 4 != 0 || blockM != 16 * numWarps))
     return emitError() << "wgmma needs whole warpgroups with 16 rows per warp "
                           "(warps a multiple of 4, block_m = 16 * warps), got "

@@ -12,8 +12,10 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -54,6 +56,97 @@ static bool isStridedMemRef(Type type) {
   return !memref || memref.isStrided();
 }
 
+/// The largest scale the kernels compute correctly for ordinary scores: the
+/// online softmax rounds scale * log2(e) * max(s) to f32 and subtracts it
+/// from an exact product, so the rounding error (2^-24 of it) lands in the
+/// exponent; at scale 1e9 it reaches 2^7 and exp2 overflows.
+static constexpr double kMaxScale = 65536.0;
+
+/// The numeric domain of scale, softcap and window, shared by
+/// flash.attention and the tile ops that carry them. `effectiveScale` is
+/// the scale the kernels apply (the attribute or 1/sqrt(D)).
+static LogicalResult verifyMaskAttrs(Operation *op,
+                                     std::optional<APFloat> scale,
+                                     std::optional<APFloat> softcap,
+                                     std::optional<ArrayRef<int64_t>> window,
+                                     double effectiveScale) {
+  // The kernels compute in f32: exp2(scale * log2(e) * (s - max)) and, under
+  // softcap, tanh(s * (scale / softcap)). A factor that is not a normal f32
+  // turns every score into inf/NaN or 0, so it is refused rather than
+  // silently miscomputed.
+  auto isNormalF32 = [](double v) {
+    return v >= double(std::numeric_limits<float>::min()) &&
+           v <= double(std::numeric_limits<float>::max());
+  };
+  if (scale) {
+    double v = scale->convertToDouble();
+    if (!(v > 0.0) || std::isinf(v))
+      return op->emitOpError()
+             << "scale must be a positive finite number, got " << v;
+    if (v < std::ldexp(1.0, -125) || v > kMaxScale)
+      return op->emitOpError()
+             << "scale must be in [2^-125, 2^16]: the kernels compute "
+                "exp2(scale * log2(e) * (s - max)) in f32 with the max "
+                "product rounded, whose error overflows exp2 (NaN) at larger "
+                "scales; got "
+             << v;
+  }
+  if (softcap) {
+    double v = softcap->convertToDouble();
+    if (!(v > 0.0) || std::isinf(v))
+      return op->emitOpError()
+             << "softcap must be a positive finite number, got " << v;
+    if (!isNormalF32(effectiveScale / v))
+      return op->emitOpError()
+             << "scale / softcap must be a normal f32 (the kernels compute "
+                "tanh(s * scale / softcap) in f32), got "
+             << effectiveScale << " / " << v;
+  }
+  if (window) {
+    if (window->size() != 2)
+      return op->emitOpError()
+             << "window must have two values [left, right], got "
+             << window->size();
+    if ((*window)[0] < -1 || (*window)[1] < -1)
+      return op->emitOpError()
+             << "window values must be >= -1 (-1 = unbounded), got ["
+             << (*window)[0] << ", " << (*window)[1] << "]";
+  }
+  return success();
+}
+
+/// f16, bf16 or f32: what the kernels load, multiply and store.
+static bool isKernelElementType(Type t) {
+  return t.isF16() || t.isBF16() || t.isF32();
+}
+
+/// Operands and results must be addressable: the static dims of `type`
+/// times its element size must stay below 2^62 bytes, so that no pass or
+/// runtime size computation on them can overflow int64 (and no sequence
+/// reaches kUnboundedWindow).
+static constexpr int64_t kMaxOperandBytes = int64_t(1) << 62;
+static LogicalResult verifyAddressable(Operation *op, Type type,
+                                       StringRef name) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasRank())
+    return success();
+  Type element = shaped.getElementType();
+  int64_t bytes = element.isIntOrFloat()
+                      ? std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8)
+                      : 1;
+  for (int64_t d : shaped.getShape()) {
+    if (ShapedType::isDynamic(d))
+      continue;
+    std::optional<int64_t> next = llvm::checkedMul(bytes, d);
+    if (!next || *next >= kMaxOperandBytes)
+      return op->emitOpError()
+             << "'" << name << "' " << type
+             << " has 2^62 bytes or more: no target can address it";
+    bytes = *next;
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -65,14 +158,20 @@ double AttentionOp::getEffectiveScale() {
   return 1.0 / std::sqrt(double(qType.getDimSize(kDimPos)));
 }
 
-int64_t AttentionOp::getWindowLeft() {
-  std::optional<ArrayRef<int64_t>> w = getWindow();
-  return w && w->size() == 2 ? (*w)[0] : -1;
+std::pair<int64_t, int64_t>
+mlir::flash::getWindowBounds(std::optional<ArrayRef<int64_t>> window) {
+  if (!window || window->size() != 2)
+    return {-1, -1};
+  auto bound = [](int64_t v) {
+    return v < 0 || v >= kUnboundedWindow ? int64_t(-1) : v;
+  };
+  return {bound((*window)[0]), bound((*window)[1])};
 }
 
+int64_t AttentionOp::getWindowLeft() { return getWindowBounds(getWindow()).first; }
+
 int64_t AttentionOp::getWindowRight() {
-  std::optional<ArrayRef<int64_t>> w = getWindow();
-  return w && w->size() == 2 ? (*w)[1] : -1;
+  return getWindowBounds(getWindow()).second;
 }
 
 AttentionShape AttentionOp::getShape() {
@@ -161,6 +260,14 @@ static LogicalResult verifyPartialOutputs(AttentionOp op,
 }
 
 LogicalResult AttentionOp::verify() {
+  for (OpOperand &operand : getOperation()->getOpOperands())
+    if (failed(verifyAddressable(*this, operand.get().getType(),
+                                 "operand #" +
+                                     std::to_string(operand.getOperandNumber()))))
+      return failure();
+  for (Value result : getResults())
+    if (failed(verifyAddressable(*this, result.getType(), "result")))
+      return failure();
   // Q, K, V: rank-4 tensors or rank-4 strided memrefs, all of one kind.
   std::pair<Value, StringRef> qkv[] = {
       {getQuery(), "query"}, {getKey(), "key"}, {getValue(), "value"}};
@@ -186,7 +293,7 @@ LogicalResult AttentionOp::verify() {
 
   // Element types: f16, bf16 or f32, the same for Q, K and V.
   Type elementType = qType.getElementType();
-  if (!elementType.isF16() && !elementType.isBF16() && !elementType.isF32())
+  if (!isKernelElementType(elementType))
     return emitOpError() << "element type must be f16, bf16 or f32, got "
                          << elementType;
   if (kType.getElementType() != elementType ||
@@ -201,6 +308,13 @@ LogicalResult AttentionOp::verify() {
       return emitOpError() << "'" << name << "' head_dim must be static";
 
   AttentionShape s = getShape();
+  if (s.headDim < 1 || s.headDimV < 1)
+    return emitOpError() << "head dims must be at least 1, got D = "
+                         << s.headDim << " and Dv = " << s.headDimV;
+  if (s.paged && !ShapedType::isDynamic(s.pageSize) && s.pageSize < 1)
+    return emitOpError() << "paged key/value must have a page size (dim 2) "
+                            "of at least 1, got "
+                         << s.pageSize;
   if (s.headDim != kType.getDimSize(kDimPos))
     return emitOpError() << "query and key head_dim must match, got "
                          << s.headDim << " and " << kType.getDimSize(kDimPos);
@@ -304,27 +418,9 @@ LogicalResult AttentionOp::verify() {
                            << dimStr(t->getDimSize(0));
   }
   // Attributes.
-  if (std::optional<APFloat> scale = getScale()) {
-    double v = scale->convertToDouble();
-    if (!(v > 0.0) || std::isinf(v))
-      return emitOpError() << "scale must be a positive finite number, got "
-                           << v;
-  }
-  if (std::optional<APFloat> cap = getSoftcap()) {
-    double v = cap->convertToDouble();
-    if (!(v > 0.0) || std::isinf(v))
-      return emitOpError() << "softcap must be a positive finite number, got "
-                           << v;
-  }
-  if (std::optional<ArrayRef<int64_t>> window = getWindow()) {
-    if (window->size() != 2)
-      return emitOpError() << "window must have two values [left, right], got "
-                           << window->size();
-    if ((*window)[0] < -1 || (*window)[1] < -1)
-      return emitOpError() << "window values must be >= -1 (-1 = unbounded), "
-                              "got ["
-                           << (*window)[0] << ", " << (*window)[1] << "]";
-  }
+  if (failed(verifyMaskAttrs(getOperation(), getScale(), getSoftcap(),
+                             getWindow(), getEffectiveScale())))
+    return failure();
 
   // Outputs: results on tensors, `outs` on memrefs; O then optional LSE.
   if (buffers && !getResults().empty())
@@ -471,7 +567,13 @@ LogicalResult TileUpdateOp::verify() {
       q.getElementType() != v.getElementType())
     return emitOpError("query, key and value tiles must have one element "
                        "type");
-  return success();
+  if (!isKernelElementType(q.getElementType()))
+    return emitOpError() << "tile element type must be f16, bf16 or f32, got "
+                         << q.getElementType();
+  if (bm < 1 || bn < 1 || q.getDimSize(1) < 1 || v.getDimSize(1) < 1)
+    return emitOpError("tiles must not be empty");
+  return verifyMaskAttrs(*this, getScale(), getSoftcap(), getWindow(),
+                         getScale().convertToDouble());
 }
 
 LogicalResult TileFinalizeOp::verify() {
@@ -482,5 +584,9 @@ LogicalResult TileFinalizeOp::verify() {
     if (t.getRank() != 1 || acc.getRank() != 2 ||
         t.getDimSize(0) != acc.getDimSize(0))
       return emitOpError("max, sum and lse must be [BM]");
-  return success();
+  if (!isKernelElementType(out.getElementType()))
+    return emitOpError() << "out element type must be f16, bf16 or f32, got "
+                         << out.getElementType();
+  return verifyMaskAttrs(*this, getScale(), getSoftcap(), std::nullopt,
+                         getScale().convertToDouble());
 }

@@ -125,11 +125,8 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
 
   // S[r, j] = -inf unless key col + j is visible to query row + r
   if (op.getMasked()) {
-    int64_t left = -1, right = -1;
-    if (auto w = op.getWindow()) {
-      left = (*w)[0];
-      right = (*w)[1];
-    }
+    int64_t left, right;
+    std::tie(left, right) = getWindowBounds(op.getWindow());
     bool causal = op.getCausal();
     Value row = op.getRow(), col = op.getCol();
     Value seqQ = op.getSeqQ(), seqK = op.getSeqK();

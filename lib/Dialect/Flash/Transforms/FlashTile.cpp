@@ -15,6 +15,8 @@
 #include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::flash {
 #define GEN_PASS_DEF_FLASHTILE
@@ -101,6 +103,11 @@ FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
     return std::nullopt;
   MaskBounds mask = MaskBounds::get(op);
   int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  // The count loops over the query blocks: beyond 2^20 of them (a static
+  // Sq of 2^40 would take hours) the counts are left out, and products that
+  // would overflow int64 too.
+  if (llvm::divideCeil(s.seqQ, bm) > (int64_t(1) << 20))
+    return std::nullopt;
   int64_t masked = 0, unmasked = 0;
   for (int64_t row0 = 0; row0 < s.seqQ; row0 += bm) {
     IntArith ints;
@@ -108,8 +115,15 @@ FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
     masked += (r.lEnd - r.nMin) + (r.nMax - r.rStart);
     unmasked += r.rStart - r.lEnd;
   }
-  masked *= s.batch * s.headsQ;
-  unmasked *= s.batch * s.headsQ;
+  std::optional<int64_t> programs = llvm::checkedMul(s.batch, s.headsQ);
+  std::optional<int64_t> m = programs ? llvm::checkedMul(masked, *programs)
+                                      : std::nullopt;
+  std::optional<int64_t> u = programs ? llvm::checkedMul(unmasked, *programs)
+                                      : std::nullopt;
+  if (!m || !u)
+    return std::nullopt;
+  masked = *m;
+  unmasked = *u;
   numMaskedIterations += masked;
   numUnmaskedIterations += unmasked;
   return std::make_pair(masked, unmasked);

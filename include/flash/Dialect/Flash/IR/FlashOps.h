@@ -43,6 +43,17 @@ struct AttentionShape {
   }
 };
 
+/// A window bound at least this large is no bound: no sequence is that long
+/// (2^62 keys would not fit in memory even at one byte each), and below it
+/// the mask arithmetic `i + Sk - Sq +/- bound` cannot overflow int64.
+constexpr int64_t kUnboundedWindow = int64_t(1) << 62;
+
+/// The [left, right] bounds of a `window` attribute as the lowerings use
+/// them: -1 where the side is unbounded (absent attribute, -1, or a value
+/// of at least kUnboundedWindow, e.g. INT64_MAX).
+std::pair<int64_t, int64_t>
+getWindowBounds(std::optional<ArrayRef<int64_t>> window);
+
 } // namespace mlir::flash
 
 #define GET_OP_CLASSES
