@@ -61,6 +61,17 @@ class FakeKernel:
             o, l = C.attention_math(q, k, v, abi, torch.float32)
         if self.bug == "noise":
             o = o + 1e-2 * torch.randn_like(o)
+        if self.bug == "unsafe_softmax":
+            # exp without the max subtraction: overflows on large logits
+            g = q.shape[1] // k.shape[1]
+            sc = q.float() @ k.float().repeat_interleave(g, 1).transpose(-1, -2) * abi["scale"]
+            m = C.visible(q.shape[2], k.shape[2], abi["causal"], abi["window"], q.device)
+            p = torch.exp(sc)
+            if m is not None:
+                p = p.masked_fill(~m, 0.0)
+            den = p.sum(-1, keepdim=True)
+            o = (p @ v.float().repeat_interleave(g, 1)) / torch.where(den == 0, torch.ones_like(den), den)
+            l = torch.log(den.squeeze(-1))
         if isinstance(self.bug, tuple) and self.bug[0] == "offset":
             # every element of a row that sees a key off by exactly this much
             o = o + self.bug[1] * torch.isfinite(l).unsqueeze(-1)
@@ -336,6 +347,20 @@ def test_tolerance_factor():
         [r.get("why") for r in res][:2]
     res, _ = quiet_run(cs, loader_for(("err_x", 4.0)))
     assert all(not r["ok"] and "O err" in r["why"] for r in res), [r.get("why") for r in res][:2]
+
+
+def test_large_logits():
+    # The large-logit cases: in the matrix for every kernel, passed by a
+    # correct kernel, failed by a softmax without the max subtraction.
+    ents = manifest(dtypes=("bf16",), hdims=(64,), causal=(False, True))
+    cs = [c for c in C.make_cases(ents, quick=True) if c.large]
+    assert len(cs) == len(ents) * len(C.LARGE_PAIRS)
+    for c in cs:
+        c.batch = 1
+    res, _ = quiet_run(cs, loader_for())
+    assert all(r["ok"] for r in res), [r.get("why") for r in res if not r["ok"]][:2]
+    res, _ = quiet_run(cs, loader_for("unsafe_softmax"))
+    assert all(not r["ok"] for r in res), [r["sq"] for r in res if r["ok"]]
 
 
 def test_cli_list_and_manifest():
