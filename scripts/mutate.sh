@@ -13,8 +13,9 @@
 # mutation reports "patch does not apply" and counts as a failure, never as
 # caught. The file is restored from a copy after the run (and on any exit or
 # interrupt), then the build is brought back; a file with uncommitted
-# changes is refused, so the tree is never left dirty. Only the listed lit
-# tests run per mutation (the ones meant to catch it; the full suite takes
+# changes is refused, so the tree is never left dirty (do not edit or commit
+# in the tree while it runs). Only the binaries and lit
+# tests meant to catch a mutation are rebuilt and run (the full suite takes
 # far longer); the table says which. Needs a configured build
 # (${FLASH_BUILD_DIR:-build}).
 set -euo pipefail
@@ -57,7 +58,22 @@ restore() {
 trap 'restore; rm -rf "$backup"' EXIT
 trap 'exit 130' INT TERM
 
-rebuild() { ninja -C "$build" -j"$(nproc)" >"$backup/ninja.log" 2>&1; }
+# The binaries the given lit tests run (only those are rebuilt per mutation;
+# the whole build is brought back at the end).
+targets() {
+  local t out=()
+  for t in "$@"; do
+    case $t in
+      Dialect/*) out+=(flash-opt) ;;
+      CPU/*) out+=(flash-run) ;;
+      Fuzz/*) out+=(flash-fuzz-parse) ;;
+      Unit) out+=(FlashRuntimeTests FlashRuntimeFakeDriverTests FlashReferenceTests) ;;
+      *) out+=(all) ;;
+    esac
+  done
+  printf '%s\n' "${out[@]}" | sort -u
+}
+rebuild() { ninja -C "$build" -j"$(nproc)" "$@" >"$backup/ninja.log" 2>&1; }
 
 results=()
 missed=0
@@ -82,7 +98,9 @@ while IFS='|' read -r name file text repl tests; do
     "$root/$file" "$text" "$repl"
   paths=()
   for t in $tests; do paths+=("$build/test/$t"); done
-  if ! rebuild; then
+  mapfile -t tgts < <(targets $tests)
+  [[ " ${tgts[*]} " == *" all "* ]] && tgts=()
+  if ! rebuild "${tgts[@]}"; then
     verdict="caught (build fails)"
   elif "$lit" -q "${paths[@]}" >"$backup/lit.log" 2>&1; then
     verdict="MISSED"
