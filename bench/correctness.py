@@ -45,6 +45,13 @@ SEQ_PAIRS = [
 ]
 QUICK_PAIRS = [(1, 1000), (17, 17), (113, 255), (255, 113), (128, 128),
                (256, 1000), (1000, 17), (1024, 1024)]
+# Large logits, where an online softmax can go wrong (also in --quick): Q
+# scaled by LARGE_Q (logits ~ LARGE_Q x those of N(0, 1) inputs, i.e. an
+# effective scale of ~100 / sqrt(D)), 8x outliers in 1/32 of Q and K, and keys
+# growing 1x..3x along the sequence so that a row's maximum sits in its last
+# KV blocks and every earlier block is rescaled.
+LARGE_PAIRS = [(1, 1000), (113, 255), (255, 113), (1000, 1024)]
+LARGE_Q = 100.0 / 8.0
 GQAS = [(8, 8), (8, 2), (8, 1)]
 LAYOUTS = ["bhsd", "bshd"]
 MIN_CASES = 200
@@ -55,23 +62,24 @@ ATOL_FLOOR = 1e-5
 
 
 class Case:
-    __slots__ = ("idx", "entry", "batch", "hq", "hkv", "sq", "sk", "layout", "seed")
+    __slots__ = ("idx", "entry", "batch", "hq", "hkv", "sq", "sk", "layout", "seed", "large")
 
-    def __init__(self, idx, entry, batch, hq, hkv, sq, sk, layout, seed=None):
+    def __init__(self, idx, entry, batch, hq, hkv, sq, sk, layout, seed=None, large=False):
         self.idx, self.entry = idx, entry
         self.batch, self.hq, self.hkv, self.sq, self.sk = batch, hq, hkv, sq, sk
         self.layout = layout
+        self.large = large
         self.seed = seed if seed is not None else zlib.crc32(self.name.encode())
 
     @property
     def name(self):
         return (f"{self.entry['func']} B={self.batch} H={self.hq}/{self.hkv} "
-                f"Sq={self.sq} Sk={self.sk} {self.layout}")
+                f"Sq={self.sq} Sk={self.sk} {self.layout}{' large-logits' if self.large else ''}")
 
     def as_dict(self):
         return {"func": self.entry["func"], "so": self.entry["so"], "batch": self.batch,
                 "hq": self.hq, "hkv": self.hkv, "sq": self.sq, "sk": self.sk,
-                "layout": self.layout, "seed": self.seed}
+                "layout": self.layout, "seed": self.seed, "large": self.large}
 
 
 def entry_key(e):
@@ -102,6 +110,12 @@ def make_cases(entries, quick=False, min_cases=MIN_CASES, seed_base=0):
                 if seed_base:
                     c.seed = (c.seed + seed_base * 1000003) & 0xFFFFFFFF
                 cases.append(c)
+        for pi, (sq, sk) in enumerate(LARGE_PAIRS):
+            hq, hkv = GQAS[(ei + pi) % len(GQAS)]
+            c = Case(len(cases), e, 1, hq, hkv, sq, sk, LAYOUTS[(ei + pi) % 2], large=True)
+            if seed_base:
+                c.seed = (c.seed + seed_base * 1000003) & 0xFFFFFFFF
+            cases.append(c)
     return cases
 
 
@@ -201,7 +215,28 @@ def make_inputs(case, abi, device):
             return torch.randn(b, s, h, dd, generator=gen, device=device, dtype=dt).transpose(1, 2)
         return torch.randn(b, h, s, dd, generator=gen, device=device, dtype=dt)
 
-    return one(case.hq, case.sq, d), one(case.hkv, case.sk, d), one(case.hkv, case.sk, dv)
+    q, k, v = one(case.hq, case.sq, d), one(case.hkv, case.sk, d), one(case.hkv, case.sk, dv)
+    if getattr(case, "large", False):
+        q, k = large_logit_inputs(q, k, gen)
+    return q, k, v
+
+
+def large_logit_inputs(q, k, gen):
+    """Q and K of a large-logit case (LARGE_PAIRS): Q x LARGE_Q, 8x outliers
+    in 1/32 of Q and K, key j x (1 + 2 j / Sk). Same dtype, layout and
+    strides as the inputs."""
+    import torch
+    out = []
+    for t in (q, k):
+        pick = torch.randint(0, 32, t.shape, generator=gen, device=t.device) == 0
+        out.append(torch.where(pick, t.float() * 8.0, t.float()))
+    qf, kf = out
+    qf = qf * LARGE_Q
+    sk = kf.shape[2]
+    ramp = 1.0 + 2.0 * torch.arange(sk, device=kf.device, dtype=torch.float32) / sk
+    kf = kf * ramp.view(1, 1, sk, 1)
+    # keep the storage layout (a bshd input is a transposed view)
+    return (q.clone().copy_(qf.to(q.dtype)), k.clone().copy_(kf.to(k.dtype)))
 
 
 def poisoned(shape, layout, dtype, device, guard):

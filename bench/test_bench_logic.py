@@ -61,6 +61,24 @@ class FakeKernel:
             o, l = C.attention_math(q, k, v, abi, torch.float32)
         if self.bug == "noise":
             o = o + 1e-2 * torch.randn_like(o)
+        if self.bug == "unsafe_softmax":
+            # exp without the max subtraction: overflows on large logits
+            g = q.shape[1] // k.shape[1]
+            sc = q.float() @ k.float().repeat_interleave(g, 1).transpose(-1, -2) * abi["scale"]
+            m = C.visible(q.shape[2], k.shape[2], abi["causal"], abi["window"], q.device)
+            p = torch.exp(sc)
+            if m is not None:
+                p = p.masked_fill(~m, 0.0)
+            den = p.sum(-1, keepdim=True)
+            o = (p @ v.float().repeat_interleave(g, 1)) / torch.where(den == 0, torch.ones_like(den), den)
+            l = torch.log(den.squeeze(-1))
+        if isinstance(self.bug, tuple) and self.bug[0] == "offset":
+            # every element of a row that sees a key off by exactly this much
+            o = o + self.bug[1] * torch.isfinite(l).unsqueeze(-1)
+        if isinstance(self.bug, tuple) and self.bug[0] == "err_x":
+            # f times the error of torch's own computation in the input dtype
+            base = C.attention_math(q, k, v, abi, q.dtype)[0].float()
+            o = o + self.bug[1] * (base - o)
         if self.bug == "race" and self.calls % 2 == 0:
             o = o.clone()
             o.view(-1)[0] += 0.5
@@ -296,12 +314,53 @@ def test_raising_kernel():
     assert all("raised RuntimeError: launch failed" in r["why"] for r in res)
 
 
+def f32_cases(pairs):
+    ents = manifest(dtypes=("f32",), hdims=(64,), causal=(False, True))
+    cs = [c for c in C.make_cases(ents, quick=False) if (c.sq, c.sk) in pairs]
+    for c in cs:
+        c.batch = 1
+    return cs
+
+
 def test_tolerance_floor():
-    # Sk = 1: the baseline is exact, a kernel off by 2e-5 must fail, exact must pass
-    ents = manifest(dtypes=("bf16",), hdims=(64,), causal=(False,))
-    cs = small(ents, {(17, 1)})
+    # f32 kernels: torch's own f32 computation is the reference, so the
+    # baseline error is 0 and the tolerance is the floor alone. A kernel off
+    # by 2e-5 everywhere must fail, one off by 5e-6 must pass.
+    assert C.ATOL_FLOOR <= 1e-5
+    cs = f32_cases({(17, 1), (113, 255)})
+    assert len(cs) >= 4
     res, _ = quiet_run(cs, loader_for())
-    assert all(r["ok"] and r["base_err"] == 0 and r["tol"] == C.ATOL_FLOOR for r in res)
+    assert all(r["ok"] and r["base_err"] == 0 and r["tol"] == C.ATOL_FLOOR for r in res), res[:2]
+    res, _ = quiet_run(cs, loader_for(("offset", 5e-6)))
+    assert all(r["ok"] for r in res), [r.get("why") for r in res][:2]
+    res, _ = quiet_run(cs, loader_for(("offset", 2e-5)))
+    assert all(not r["ok"] and "O err" in r["why"] for r in res), [r.get("why") for r in res][:2]
+
+
+def test_tolerance_factor():
+    # bf16: the tolerance is 2 x torch's bf16 error (+ floor). A kernel with
+    # torch's own error passes; one with 4x that error fails.
+    ents = manifest(dtypes=("bf16",), hdims=(64,), causal=(False, True))
+    cs = small(ents, {(113, 255), (128, 128), (64, 128)})
+    res, _ = quiet_run(cs, loader_for(("err_x", 1.0)))
+    assert all(r["ok"] and r["base_err"] > 10 * C.ATOL_FLOOR for r in res), \
+        [r.get("why") for r in res][:2]
+    res, _ = quiet_run(cs, loader_for(("err_x", 4.0)))
+    assert all(not r["ok"] and "O err" in r["why"] for r in res), [r.get("why") for r in res][:2]
+
+
+def test_large_logits():
+    # The large-logit cases: in the matrix for every kernel, passed by a
+    # correct kernel, failed by a softmax without the max subtraction.
+    ents = manifest(dtypes=("bf16",), hdims=(64,), causal=(False, True))
+    cs = [c for c in C.make_cases(ents, quick=True) if c.large]
+    assert len(cs) == len(ents) * len(C.LARGE_PAIRS)
+    for c in cs:
+        c.batch = 1
+    res, _ = quiet_run(cs, loader_for())
+    assert all(r["ok"] for r in res), [r.get("why") for r in res if not r["ok"]][:2]
+    res, _ = quiet_run(cs, loader_for("unsafe_softmax"))
+    assert all(not r["ok"] for r in res), [r["sq"] for r in res if r["ok"]]
 
 
 def test_cli_list_and_manifest():

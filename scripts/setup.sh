@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what FlashMLIR needs on Debian 12 (LLVM/MLIR 22 from Debian's
-# packages, CMake, Ninja, GoogleTest) when it is missing, then configures and
+# packages, CMake, Ninja, GoogleTest, and python3-torch for bench/'s CPU
+# self-test under lit) when it is missing, then configures and
 # builds into ${FLASH_BUILD_DIR:-build}. Safe to re-run: it only installs
 # what is absent and ninja only rebuilds what changed.
 # FLASH_WITH_FUZZER=1 also installs clang-22 and libFuzzer.
@@ -10,7 +11,8 @@ build=${FLASH_BUILD_DIR:-$root/build}
 
 pkgs=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build
       g++ libgtest-dev python3
-      # test/Python: pip install into a venv, the torch operator, the plots
+      # test/Python (pip install into a venv, the torch operator, the plots)
+      # and test/Bench (bench/test_bench_logic.py on torch)
       python3-venv python3-setuptools python3-pip python3-torch python3-matplotlib)
 [ "${FLASH_WITH_FUZZER:-0}" = 1 ] && pkgs+=(clang-22 libfuzzer-22-dev libclang-rt-22-dev)
 missing=()

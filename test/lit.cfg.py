@@ -55,3 +55,24 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+
+# bench/test_bench_logic.py needs torch: the first of the configured Python
+# and Debian's /usr/bin/python3 that imports it runs it (%torch_python).
+# FLASH_REQUIRE_TORCH=1 (scripts/test.sh, i.e. CI) makes its absence an
+# error rather than an UNSUPPORTED test.
+import subprocess
+
+for py in dict.fromkeys([config.python_executable, "/usr/bin/python3"]):
+    try:
+        ok = subprocess.run([py, "-c", "import torch"], capture_output=True,
+                            timeout=120).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        ok = False
+    if ok:
+        config.available_features.add("torch")
+        config.substitutions.append(("%torch_python", py))
+        break
+else:
+    if os.environ.get("FLASH_REQUIRE_TORCH") == "1":
+        lit_config.fatal("FLASH_REQUIRE_TORCH=1 but no Python with torch "
+                         "(Debian: apt install python3-torch)")

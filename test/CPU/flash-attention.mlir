@@ -7,14 +7,14 @@
 
 // RUN: flash-run %s --func=causal_window --seed=5 --shapes='%{shapes}' \
 // RUN:   | FileCheck %s --check-prefix=CW
-// RUN: flash-run %s --func=causal_window --layout=bshd --shapes='%{shapes}' \
+// RUN: flash-run %s --seed=16 --func=causal_window --layout=bshd --shapes='%{shapes}' \
 // RUN:   | FileCheck %s --check-prefix=CW
 // CW-COUNT-4: D=64 Dv=64 layout={{bhsd|bshd}}: max|dO|={{.*}} max|dLSE|={{.*}}  PASS
 // CW-NEXT:    flash-run: 4/4 cases passed
 
-// RUN: flash-run %s --func=scaled_no_lse --shapes='%{shapes}' \
+// RUN: flash-run %s --seed=16 --func=scaled_no_lse --shapes='%{shapes}' \
 // RUN:   | FileCheck %s --check-prefix=NOLSE
-// RUN: flash-run %s --func=scaled_no_lse --layout=bshd --shapes='%{shapes}' \
+// RUN: flash-run %s --seed=16 --func=scaled_no_lse --layout=bshd --shapes='%{shapes}' \
 // RUN:   | FileCheck %s --check-prefix=NOLSE
 // NOLSE-COUNT-4: D=32 Dv=48 layout={{bhsd|bshd}}: max|dO|={{.*}} max|dLSE|=n/a {{.*}}  PASS
 // NOLSE-NEXT:    flash-run: 4/4 cases passed

@@ -10,19 +10,19 @@
 // give O = 0 and LSE = -inf. The 16x16 blocks make KV blocks cross pages.
 
 // (a) kv_lens on unpaged K/V [B, Hkv, Sk, D], GQA 4:2.
-// RUN: flash-run %s --func=lens --layout=bhsd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=lens --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,5,100;5,4,2,5,113;4,4,2,1,113;5,4,2,1,100;1,4,2,5,1;3,4,2,5,17;2,4,2,17,256;5,4,2,64,65;4,4,2,1,1' \
 // RUN:   | FileCheck %s --check-prefix=LENS
 // LENS-NOT: FAIL
 // LENS: flash-run: 9/9 cases passed
 
-// RUN: flash-run %s --func=lens_causal --layout=bshd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=lens_causal --layout=bshd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,5,100;5,4,2,5,113;4,4,2,1,113;5,4,2,1,100;1,4,2,5,1;3,4,2,5,17;2,4,2,17,256;5,4,2,64,65;4,4,2,1,1;4,4,2,40,33' \
 // RUN:   | FileCheck %s --check-prefix=LENSCAUSAL
 // LENSCAUSAL-NOT: FAIL
 // LENSCAUSAL: flash-run: 10/10 cases passed
 
-// RUN: flash-run %s --func=lens_causal --layout=bhsd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=lens_causal --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,5,100;4,4,2,1,257;5,4,2,33,47' \
 // RUN:   | FileCheck %s --check-prefix=LENSCAUSAL2
 // LENSCAUSAL2-NOT: FAIL
@@ -30,37 +30,37 @@
 
 // (b) Paged K/V [num_pages, Hkv, page_size, D] with static page sizes,
 // causal, Sq = 3 (chunked prefill) and Sq = 1 (decode); Sk is the capacity.
-// RUN: flash-run %s --func=paged1_lens --layout=bhsd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged1_lens --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,3,7;4,4,2,3,1;5,4,2,1,33;1,4,2,3,3' \
 // RUN:   | FileCheck %s --check-prefix=PAGED1
 // PAGED1-NOT: FAIL
 // PAGED1: flash-run: 4/4 cases passed
 
-// RUN: flash-run %s --func=paged16 --layout=bshd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged16 --layout=bshd --tol=1e-5 \
 // RUN:   --shapes='4,4,2,3,64;5,4,2,3,48;1,4,2,3,16;3,4,2,1,160;2,4,2,3,32' \
 // RUN:   | FileCheck %s --check-prefix=PAGED16
 // PAGED16-NOT: FAIL
 // PAGED16: flash-run: 5/5 cases passed
 
-// RUN: flash-run %s --func=paged16_lens --layout=bhsd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged16_lens --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='4,4,2,3,64;5,4,2,3,48;1,4,2,3,16;5,4,2,1,160;4,4,2,3,16' \
 // RUN:   | FileCheck %s --check-prefix=PAGED16LENS
 // PAGED16LENS-NOT: FAIL
 // PAGED16LENS: flash-run: 5/5 cases passed
 
-// RUN: flash-run %s --func=paged16_lens --layout=bshd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged16_lens --layout=bshd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,3,80;4,4,2,1,32' \
 // RUN:   | FileCheck %s --check-prefix=PAGED16LENSBSHD
 // PAGED16LENSBSHD-NOT: FAIL
 // PAGED16LENSBSHD: flash-run: 2/2 cases passed
 
-// RUN: flash-run %s --func=paged256_lens --layout=bhsd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged256_lens --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,3,256;4,4,2,3,512;1,4,2,1,256;5,4,2,1,512' \
 // RUN:   | FileCheck %s --check-prefix=PAGED256LENS
 // PAGED256LENS-NOT: FAIL
 // PAGED256LENS: flash-run: 4/4 cases passed
 
-// RUN: flash-run %s --func=paged256 --layout=bshd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged256 --layout=bshd --tol=1e-5 \
 // RUN:   --shapes='2,4,2,3,256;1,4,2,3,512;3,4,2,1,256' \
 // RUN:   | FileCheck %s --check-prefix=PAGED256
 // PAGED256-NOT: FAIL
@@ -68,26 +68,26 @@
 
 // (c) A dynamic page size, given by --page-size: one compiled kernel serves
 // page sizes that are multiples of the 16-key block, divide it, or neither.
-// RUN: flash-run %s --func=paged_dyn --page-size=8 --layout=bhsd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged_dyn --page-size=8 --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,3,64;4,4,2,1,40;1,4,2,3,8' \
 // RUN:   | FileCheck %s --check-prefix=DYN8
 // DYN8-NOT: FAIL
 // DYN8: flash-run: 3/3 cases passed
 
-// RUN: flash-run %s --func=paged_dyn --page-size=48 --layout=bshd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged_dyn --page-size=48 --layout=bshd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,3,96;4,4,2,1,144;2,4,2,5,48' \
 // RUN:   | FileCheck %s --check-prefix=DYN48
 // DYN48-NOT: FAIL
 // DYN48: flash-run: 3/3 cases passed
 
-// RUN: flash-run %s --func=paged_dyn --page-size=5 --layout=bhsd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged_dyn --page-size=5 --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,3,35;4,4,2,1,5' \
 // RUN:   | FileCheck %s --check-prefix=DYN5
 // DYN5-NOT: FAIL
 // DYN5: flash-run: 2/2 cases passed
 
 // A causal sliding window on a paged cache: its offset is kv_lens[b] - Sq.
-// RUN: flash-run %s --func=paged_dyn_window --page-size=16 --layout=bhsd --tol=1e-5 \
+// RUN: flash-run %s --seed=16 --func=paged_dyn_window --page-size=16 --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='5,4,2,3,96;4,4,2,1,64;5,4,2,20,48' \
 // RUN:   | FileCheck %s --check-prefix=DYNWIN
 // DYNWIN-NOT: FAIL

@@ -16,7 +16,7 @@
 // BHSD-NEXT: B=3 Hq=6 Hkv=3 Sq=5 Sk=64 D=64 Dv=64 layout=bhsd: {{.*}}  PASS
 // BHSD-NEXT: flash-run: 4/4 cases passed
 
-// RUN: flash-run %s --func=naive --pipeline='%{pipeline}' --reference-attrs= \
+// RUN: flash-run %s --seed=16 --func=naive --pipeline='%{pipeline}' --reference-attrs= \
 // RUN:   --layout=bshd --repeat=3 --shapes='%{shapes}' | FileCheck %s --check-prefix=BSHD
 // BSHD:      flash-run: @naive seed={{[0-9]+}}
 // BSHD-NEXT: B=1 Hq=4 Hkv=1 Sq=17 Sk=113 D=64 Dv=64 layout=bshd: {{.*}}  PASS
@@ -25,20 +25,27 @@
 // BSHD-NEXT: B=3 Hq=6 Hkv=3 Sq=5 Sk=64 D=64 Dv=64 layout=bshd: {{.*}}  PASS
 // BSHD-NEXT: flash-run: 4/4 cases passed
 
+// Every other run here and in test/CPU is seeded; without --seed the inputs
+// come from a random seed, printed for replay.
+// RUN: flash-run %s --func=naive --pipeline='%{pipeline}' --reference-attrs= \
+// RUN:   --shapes='1,1,1,1,1' | FileCheck %s --check-prefix=RANDOM
+// RANDOM: flash-run: @naive seed=[[SEED:[0-9]+]] (replay with --seed=[[SEED]])
+// RANDOM-NEXT: B=1 {{.*}}  PASS
+
 // Without LSE (4 arguments), through a wrapper function.
-// RUN: flash-run %s --func=naive_no_lse --pipeline='%{pipeline}' --reference-attrs= \
+// RUN: flash-run %s --seed=16 --func=naive_no_lse --pipeline='%{pipeline}' --reference-attrs= \
 // RUN:   --shapes='2,4,2,33,7' | FileCheck %s --check-prefix=NOLSE
 // NOLSE: B=2 Hq=4 Hkv=2 Sq=33 Sk=7 D=64 Dv=64 layout=bhsd: max|dO|={{.*}} max|dLSE|=n/a {{.*}}  PASS
 // NOLSE: flash-run: 1/1 cases passed
 
 // The kernel against other semantics must fail, with exit code 1.
-// RUN: not flash-run %s --func=naive --pipeline='%{pipeline}' --reference-attrs=scale=0.13 \
+// RUN: not flash-run %s --seed=16 --func=naive --pipeline='%{pipeline}' --reference-attrs=scale=0.13 \
 // RUN:   --shapes='1,4,1,17,113;1,2,1,3,5' | FileCheck %s --check-prefix=SCALE
 // SCALE: B=1 Hq=4 Hkv=1 Sq=17 Sk=113 {{.*}}  FAIL
 // SCALE: B=1 Hq=2 Hkv=1 Sq=3 Sk=5 {{.*}}  FAIL
 // SCALE: flash-run: 0/2 cases passed
 
-// RUN: not flash-run %s --func=naive --pipeline='%{pipeline}' \
+// RUN: not flash-run %s --seed=16 --func=naive --pipeline='%{pipeline}' \
 // RUN:   --reference-attrs='causal=1,window=-1:-1,softcap=0' --layout=bshd \
 // RUN:   --shapes='1,4,1,17,113;1,2,2,1,1' | FileCheck %s --check-prefix=CAUSAL
 // CAUSAL: B=1 Hq=4 Hkv=1 Sq=17 Sk=113 {{.*}}  FAIL
@@ -46,7 +53,7 @@
 // CAUSAL: flash-run: 1/2 cases passed
 
 // A kernel that writes nothing leaves the NaN poison: every element counts.
-// RUN: not flash-run %s --func=nothing --pipeline='%{pipeline}' --reference-attrs= \
+// RUN: not flash-run %s --seed=16 --func=nothing --pipeline='%{pipeline}' --reference-attrs= \
 // RUN:   --shapes='1,2,1,3,5' | FileCheck %s --check-prefix=NOTHING
 // NOTHING: max|dO|=inf max|dLSE|=inf {{.*}} NaN/unwritten: O=384 LSE=6  FAIL
 

@@ -19,20 +19,20 @@
 // BOTH-NEXT: flash-run: 3/3 cases passed
 
 // The same in FA2's storage: the pool is [num_pages, page_size, Hkv, D].
-// RUN: flash-run %s --func=serving --pipeline='%{pipeline}' --layout=bshd \
+// RUN: flash-run %s --seed=16 --func=serving --pipeline='%{pipeline}' --layout=bshd \
 // RUN:   --reference-attrs=kv_lens=1,block_table=1 --page-size=4 \
 // RUN:   --shapes='5,4,2,3,12;4,2,1,7,36' | FileCheck %s --check-prefix=BOTHBSHD
 // BOTHBSHD-NOT: FAIL
 // BOTHBSHD:     flash-run: 2/2 cases passed
 
 // kv_lens alone (K/V [B, Hkv, Sk, D]).
-// RUN: flash-run %s --func=lens --pipeline='%{pipeline}' --reference-attrs=kv_lens=1 \
+// RUN: flash-run %s --seed=16 --func=lens --pipeline='%{pipeline}' --reference-attrs=kv_lens=1 \
 // RUN:   --shapes='5,4,2,3,17;1,2,1,1,1;3,2,2,1,1;2,2,1,5,1' | FileCheck %s --check-prefix=LENS
 // LENS-NOT: FAIL
 // LENS:     flash-run: 4/4 cases passed
 
 // Paging alone, with a static page size (16) in K's and V's type.
-// RUN: flash-run %s --func=paged16 --pipeline='%{pipeline}' --reference-attrs=block_table=1 \
+// RUN: flash-run %s --seed=16 --func=paged16 --pipeline='%{pipeline}' --reference-attrs=block_table=1 \
 // RUN:   --layout=bshd --shapes='3,4,2,3,48;1,2,1,1,16' | FileCheck %s --check-prefix=PAGED
 // PAGED: B=3 Hq=4 Hkv=2 Sq=3 Sk=48 D=64 Dv=64 pages=12x16 layout=bshd: {{.*}}  PASS
 // PAGED: B=1 Hq=2 Hkv=1 Sq=1 Sk=16 D=64 Dv=64 pages=4x16 layout=bshd: {{.*}}  PASS
@@ -40,7 +40,7 @@
 
 // A kernel that reads all Sk keys reads the NaN past kv_lens[b] (only the
 // B=1 case, whose one sequence is full, passes).
-// RUN: not flash-run %s --func=lens_ignored --pipeline='%{pipeline}' --reference-attrs=kv_lens=1 \
+// RUN: not flash-run %s --seed=16 --func=lens_ignored --pipeline='%{pipeline}' --reference-attrs=kv_lens=1 \
 // RUN:   --shapes='3,2,1,3,17;1,2,1,3,17' | FileCheck %s --check-prefix=NOLENS
 // NOLENS: B=3 {{.*}} max|dO|=inf max|dLSE|=inf {{.*}}  FAIL
 // NOLENS: B=1 {{.*}}  PASS

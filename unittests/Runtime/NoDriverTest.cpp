@@ -298,6 +298,21 @@ TEST_F(Args, RowStrideNotMultipleOf8) {
   expectInvalid("Q stride of dim 2 is 68 elements, not a multiple of 8");
 }
 
+TEST_F(Args, OuterStridesNotMultipleOf8) {
+  // Every outer dim is checked, the batch stride (dim 0) included: a batch
+  // padded by 4 elements would misalign every row of batch 1.
+  for (int dim : {0, 1}) {
+    q = p.q(qBuf.data());
+    q.strides[dim] += 4;
+    expectInvalid("Q stride of dim " + std::to_string(dim) + " is " +
+                  std::to_string(q.strides[dim]) +
+                  " elements, not a multiple of 8");
+  }
+  q = p.q(qBuf.data());
+  o.strides[0] += 4;
+  expectInvalid("O stride of dim 0 is");
+}
+
 TEST_F(Args, InnermostStride) {
   v.strides[3] = 2;
   expectInvalid("V must have innermost stride 1, not 2");

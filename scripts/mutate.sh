@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Mutation check: plants each bug of a small list of representative ones
+# (one per pass, the GPU lowering, the runtime, the reference, the op
+# accessor, the fuzz replay), alone, rebuilds, runs the lit tests that
+# should catch it, and reports caught / MISSED / "patch does not apply" per
+# bug. Exits 1 unless every bug is caught.
+#
+#   scripts/mutate.sh [NAME...]      # all mutations, or the named ones
+#   scripts/mutate.sh --list
+#
+# Each mutation replaces one exact text (a formula line, which survives
+# restructuring) in one file; if that text is not found exactly once the
+# mutation reports "patch does not apply" and counts as a failure, never as
+# caught. The file is restored from a copy after the run (and on any exit or
+# interrupt), then the build is brought back; a file with uncommitted
+# changes is refused, so the tree is never left dirty (do not edit or commit
+# in the tree while it runs). Only the binaries and lit
+# tests meant to catch a mutation are rebuilt and run (the full suite takes
+# far longer); the table says which. Needs a configured build
+# (${FLASH_BUILD_DIR:-build}).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FLASH_BUILD_DIR:-$root/build}
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work}
+lit=/usr/lib/llvm-22/bin/lit
+
+# name | file | exact text | replacement | lit tests (space-separated, under test/)
+mutations=$(cat <<'EOF'
+plan-warps|lib/Dialect/Flash/Transforms/FlashPlan.cpp|int64_t warps = d <= 128 ? 4 : 8;|int64_t warps = 4;|Dialect/Flash/flash-plan.mlir
+fold-gqa-head-stride|lib/Dialect/Flash/Transforms/FlashFoldGQA.cpp|strides[kHeadsPos] = b.getIndexAttr(g * sh);|strides[kHeadsPos] = b.getIndexAttr(sh);|Dialect/Flash/flash-fold-gqa.mlir CPU/kvcache.mlir
+split-kv-plain-path|lib/Dialect/Flash/Transforms/FlashSplitKV.cpp|numSplits, ci(1));|numSplits, ci(2));|Dialect/Flash/flash-split-kv.mlir CPU/split-kv.mlir
+tile-right-band|lib/Dialect/Flash/Transforms/FlashTile.cpp|a.c(blockM + mask.right)|a.c(blockM - 1 + mask.right)|CPU/causal.mlir CPU/window.mlir
+softmax-no-max|lib/Dialect/Flash/Transforms/FlashOnlineSoftmax.cpp|return arith::MaxNumFOp::create(b, l, a[0], a[1]);|return tb.f32(0.0);|CPU/large-logits.mlir
+gpu-causal-diagonal|lib/Dialect/Flash/Transforms/FlashToGpu.cpp|Value diag = add(qRow, diagShift);|Value diag = sub(add(qRow, diagShift), c(1));|Dialect/Flash/flash-to-gpu-math.mlir
+gpu-lse-factor|lib/Dialect/Flash/Transforms/FlashToGpu.cpp|fadd(fmul(m[rowIdx], cf(cFactor)),|fadd(m[rowIdx],|Dialect/Flash/flash-to-gpu-math.mlir
+runtime-batch-stride|runtime/lib/FlashRT.cpp|for (int d = 0; d < 3; ++d)|for (int d = 1; d < 3; ++d)|Unit
+reference-causal-offset|lib/Reference/Reference.cpp|const int64_t offset = sk - sq;|const int64_t offset = 0;|CPU/causal.mlir CPU/naive-kvcache.mlir
+scale-from-dv|lib/Dialect/Flash/IR/FlashOps.cpp|return 1.0 / std::sqrt(double(qType.getDimSize(kDimPos)));|return 1.0 / std::sqrt(double(cast<ShapedType>(getValue().getType()).getDimSize(kDimPos)));|CPU/head-dims.mlir
+fuzz-nul-terminator|fuzz/FlashParseFuzzer.cpp|parseSourceString<ModuleOp>(source, config, "fuzz-input");|parseSourceString<ModuleOp>(StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz-input");|Fuzz/corpus.test
+EOF
+)
+
+if [ "${1:-}" = --list ]; then
+  cut -d'|' -f1,2,5 <<<"$mutations" | column -t -s'|'
+  exit 0
+fi
+want=" $* "
+[ ! -f "$build/build.ninja" ] && { echo "mutate: no build in $build"; exit 2; }
+
+backup=$(mktemp -d)
+current=""
+restore() {
+  if [ -n "$current" ]; then
+    cp "$backup/file" "$root/$current"
+    current=""
+  fi
+}
+trap 'restore; rm -rf "$backup"' EXIT
+trap 'exit 130' INT TERM
+
+# The binaries the given lit tests run (only those are rebuilt per mutation;
+# the whole build is brought back at the end).
+targets() {
+  local t out=()
+  for t in "$@"; do
+    case $t in
+      Dialect/*) out+=(flash-opt) ;;
+      CPU/*) out+=(flash-run) ;;
+      Fuzz/*) out+=(flash-fuzz-parse) ;;
+      Unit) out+=(FlashRuntimeTests FlashRuntimeFakeDriverTests FlashReferenceTests) ;;
+      *) out+=(all) ;;
+    esac
+  done
+  printf '%s\n' "${out[@]}" | sort -u
+}
+rebuild() { ninja -C "$build" -j"$(nproc)" "$@" >"$backup/ninja.log" 2>&1; }
+
+results=()
+missed=0
+while IFS='|' read -r name file text repl tests; do
+  [ -z "$name" ] && continue
+  [ "$want" != "  " ] && [[ "$want" != *" $name "* ]] && continue
+  if ! git -C "$root" diff --quiet HEAD -- "$file"; then
+    results+=("$name|$file|uncommitted changes, refused|-")
+    missed=$((missed + 1))
+    continue
+  fi
+  count=$(python3 -c 'import sys; print(open(sys.argv[1]).read().count(sys.argv[2]))' \
+            "$root/$file" "$text")
+  if [ "$count" != 1 ]; then
+    results+=("$name|$file|patch does not apply (text found $count times)|-")
+    missed=$((missed + 1))
+    continue
+  fi
+  cp "$root/$file" "$backup/file"
+  current=$file
+  python3 -c 'import sys; p, a, b = sys.argv[1:]; s = open(p).read(); open(p, "w").write(s.replace(a, b, 1))' \
+    "$root/$file" "$text" "$repl"
+  paths=()
+  for t in $tests; do paths+=("$build/test/$t"); done
+  mapfile -t tgts < <(targets $tests)
+  [[ " ${tgts[*]} " == *" all "* ]] && tgts=()
+  if ! rebuild "${tgts[@]}"; then
+    verdict="caught (build fails)"
+  elif "$lit" -q "${paths[@]}" >"$backup/lit.log" 2>&1; then
+    verdict="MISSED"
+    missed=$((missed + 1))
+  else
+    verdict="caught ($(grep -cE '^ *FAIL|^FAIL' "$backup/lit.log" || true) failing: $(grep -oE 'FAIL: [^ ]+ :: [^ ]+' "$backup/lit.log" | sed 's/FAIL: [^ ]* :: //' | sort -u | tr '\n' ' '))"
+  fi
+  restore
+  results+=("$name|$file|$verdict|$tests")
+  echo "mutate: $name: $verdict" >&2
+done <<<"$mutations"
+
+rebuild || { echo "mutate: the restored tree does not build"; exit 2; }
+printf '%s\n' "${results[@]}" | column -t -s'|' -N MUTATION,FILE,RESULT,TESTS-RUN
+echo "mutate: $(( ${#results[@]} - missed ))/${#results[@]} caught"
+[ "$missed" = 0 ]

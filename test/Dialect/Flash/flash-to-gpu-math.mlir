@@ -1,0 +1,205 @@
+// RUN: sed -e 's/, wgmma = true//' %s | flash-opt --flash-tile --flash-to-gpu --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,MMA
+// RUN: flash-opt %s --flash-tile --flash-to-gpu="chip=sm_90a" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,WG
+
+// The arithmetic of the GPU kernels flash-to-gpu emits, pinned formula by
+// formula (no GPU runs in CI; bench/correctness.py runs the kernels on an
+// H200). Canonicalize + CSE only fold constants and share values, so each
+// CHECK names the operands of one formula and the test fails when an
+// operand, an offset or a constant changes:
+//  * thread -> fragment row: qRow = row0 + 16 * warp + lane / 4 (+ 8), key
+//    column j = col0 + 2 * (lane % 4) (+ 1, + 8, + 9);
+//  * mask: j < Sk, causal j <= qRow + (Sk - Sq), window
+//    qRow + off - left <= j <= qRow + off + right, masked S = -inf;
+//  * softcap: S = cap * tanh(S * (scale / cap));
+//  * online softmax: m_new = max(m, rowmax S) over the quad (xor 1, 2);
+//    ms = m_new * c * log2(e) (0 while m_new = -inf); alpha =
+//    exp2(m * c * log2(e) - ms); P = exp2(S * c * log2(e) - ms) as one FMA;
+//    l = l * alpha + rowsum P; acc *= alpha;
+//  * epilogue: l summed over the quad; O = acc * (l == 0 ? 0 : 1 / l);
+//    LSE = l == 0 ? -inf : m * c + ln2 * log2(l).
+// c is the logit factor: the scale without softcap, 1 with it (S is then
+// already scaled). The mma.sync (sm_90) and wgmma (sm_90a, config
+// wgmma = true) kernels share this math; both are checked.
+
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+!L = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
+
+// Causal, scale 0.25: c * log2(e) = 0.360673755 and LSE's c = 0.25.
+// CHECK-LABEL: func.func @causal(
+// The kernel's Sq and Sk are the host's dim 2 of Q and of K, passed as the
+// last arguments but one (the GQA group is the last).
+// CHECK-DAG: %[[DQ:.*]] = memref.dim %arg0, %c2 :
+// CHECK-DAG: %[[DK:.*]] = memref.dim %arg1, %c2 :
+// CHECK-DAG: %[[SQ64:.*]] = arith.index_cast %[[DQ]] : index to i64
+// CHECK-DAG: %[[SK64:.*]] = arith.index_cast %[[DK]] : index to i64
+// CHECK: gpu.launch_func  @flash_kernels::@causal_kernel {{.*}}, %[[SQ64]] : i64, %[[SK64]] : i64, %{{[0-9]+}} : i64)
+// CHECK: gpu.func @causal_kernel({{.*}}, %arg29: i64, %arg30: i64, %arg31: i64) kernel
+// CHECK-DAG: %[[LN2:.*]] = arith.constant 0.693147182 : f32
+// CHECK-DAG: %[[LSEC:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[CL2E:.*]] = arith.constant 0.360673755 : f32
+// CHECK-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[SK:.*]] = arith.index_cast %arg30 : i64 to index
+// CHECK-DAG: %[[SQ:.*]] = arith.index_cast %arg29 : i64 to index
+// CHECK: %[[TID:.*]] = gpu.thread_id  x
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[TID]], %c32 : index
+// CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
+// CHECK-NEXT: %[[G:.*]] = arith.divui %[[LANE]], %c4 : index
+// CHECK-NEXT: %[[TQ:.*]] = arith.remui %[[LANE]], %c4 : index
+// CHECK: %[[ROW0:.*]] = arith.muli %block_id_x, %c64 : index
+// CHECK: %[[OFF:.*]] = arith.subi %[[SK]], %[[SQ]] : index
+// The diagonal band, right to left: the first loop carries m = -inf and
+// l = 0 in (after the accumulators).
+// CHECK: %[[FIRST:.*]]:[[N:[0-9]+]] = scf.for %[[IV:.*]] = {{.*}} iter_args({{.*}}%[[M0:arg[0-9]+]] = %[[NINF]], %{{.*}} = %[[NINF]], %[[L0:arg[0-9]+]] = %[[ZERO]], %{{.*}} = %[[ZERO]], %{{.*}} = %c0)
+// CHECK-NEXT: %[[BLK:.*]] = arith.subi %{{.*}}, %[[IV]] : index
+// CHECK-NEXT: %[[COL0:.*]] = arith.muli %[[BLK]], %c32 : index
+// WG: nvvm.wgmma.mma_async
+// CHECK: %[[WROW:.*]] = arith.muli %[[WARP]], %c16 : index
+// MMA: nvvm.mma.sync
+// Mask of the first row (g) and its first two columns.
+// CHECK: %[[R:.*]] = arith.addi %[[WROW]], %[[G]] : index
+// CHECK-NEXT: %[[QROW:.*]] = arith.addi %[[ROW0]], %[[R]] : index
+// CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
+// CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
+// CHECK-NEXT: %[[J:.*]] = arith.addi %[[COL0]], %[[TQ2]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.cmpi slt, %[[J]], %[[SK]] : index
+// CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[DIAG]] : index
+// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[END]], %[[CAUSAL]] : i1
+// CHECK-NEXT: %[[S0:.*]] = arith.select %[[VIS]], %{{.*}}, %[[NINF]] : f32
+// CHECK-NEXT: %[[TQ21:.*]] = arith.addi %[[TQ2]], %c1 : index
+// CHECK-NEXT: %[[J1:.*]] = arith.addi %[[COL0]], %[[TQ21]] : index
+// CHECK-NEXT: %[[END1:.*]] = arith.cmpi slt, %[[J1]], %[[SK]] : index
+// CHECK-NEXT: %[[CAUSAL1:.*]] = arith.cmpi sle, %[[J1]], %[[DIAG]] : index
+// CHECK-NEXT: %[[VIS1:.*]] = arith.andi %[[END1]], %[[CAUSAL1]] : i1
+// CHECK-NEXT: %[[S1:.*]] = arith.select %[[VIS1]], %{{.*}}, %[[NINF]] : f32
+// The second row of the thread: g + 8, same columns.
+// CHECK: %[[G8:.*]] = arith.addi %[[G]], %c8 : index
+// CHECK-NEXT: %[[R8:.*]] = arith.addi %[[WROW]], %[[G8]] : index
+// CHECK-NEXT: %[[QROW8:.*]] = arith.addi %[[ROW0]], %[[R8]] : index
+// CHECK-NEXT: %[[DIAG8:.*]] = arith.addi %[[QROW8]], %[[OFF]] : index
+// CHECK-NEXT: %[[CAUSAL8:.*]] = arith.cmpi sle, %[[J]], %[[DIAG8]] : index
+// CHECK-NEXT: %[[VIS8:.*]] = arith.andi %[[END]], %[[CAUSAL8]] : i1
+// Online softmax of the first row.
+// CHECK: %[[RMAX:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%[[M0]], %{{.*}}) : (f32, f32) -> f32
+// CHECK-NEXT: %[[X1:.*]], %{{.*}} = gpu.shuffle  xor %[[RMAX]], %c1_i32, %c32_i32 : f32
+// CHECK-NEXT: %[[RMAX1:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%[[RMAX]], %[[X1]])
+// CHECK-NEXT: %[[X2:.*]], %{{.*}} = gpu.shuffle  xor %[[RMAX1]], %c2_i32, %c32_i32 : f32
+// CHECK-NEXT: %[[MNEW:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%[[RMAX1]], %[[X2]])
+// CHECK-NEXT: %[[NOKEY:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NINF]] : f32
+// CHECK-NEXT: %[[MSC:.*]] = arith.mulf %[[MNEW]], %[[CL2E]] : f32
+// CHECK-NEXT: %[[MS:.*]] = arith.select %[[NOKEY]], %[[ZERO]], %[[MSC]] : f32
+// CHECK-NEXT: %[[NEGMS:.*]] = arith.negf %[[MS]] : f32
+// CHECK-NEXT: %[[AX:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[M0]], %[[CL2E]], %[[NEGMS]])
+// CHECK-NEXT: %[[ALPHA:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[AX]])
+// CHECK-NEXT: %[[PX0:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[S0]], %[[CL2E]], %[[NEGMS]])
+// CHECK-NEXT: %[[P0:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[PX0]])
+// CHECK-NEXT: %[[PX1:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[S1]], %[[CL2E]], %[[NEGMS]])
+// CHECK-NEXT: %[[P1:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[PX1]])
+// CHECK: %[[PSUM01:.*]] = arith.addf %[[P0]], %[[P1]] : f32
+// CHECK: %{{.*}} = llvm.call_intrinsic "llvm.fma.f32"(%[[L0]], %[[ALPHA]], %[[ROWSUM:.*]]) :
+// CHECK-NEXT: %{{.*}} = arith.mulf %arg33, %[[ALPHA]] : f32
+// CHECK: } {flash.kv_loop = "masked_right"}
+// The unmasked loop carries the same slots on.
+// CHECK: %[[MAIN:.*]]:[[N]] = scf.for {{.*}} iter_args({{.*}}%[[MM0:arg[0-9]+]] = %[[FIRST]]#[[MI:[0-9]+]], %{{.*}} = %[[FIRST]]#{{[0-9]+}}, %[[ML0:arg[0-9]+]] = %[[FIRST]]#[[LI:[0-9]+]], %{{.*}} = %[[FIRST]]#{{[0-9]+}}, %{{.*}} = %[[FIRST]]#{{[0-9]+}})
+// CHECK: llvm.call_intrinsic "llvm.maxnum.f32"(%[[MM0]], %{{.*}})
+// CHECK: llvm.call_intrinsic "llvm.fma.f32"(%[[MM0]], %[[CL2E]], %{{.*}})
+// CHECK: llvm.call_intrinsic "llvm.fma.f32"(%[[ML0]], %{{.*}}, %{{.*}})
+// CHECK: } {flash.kv_loop = "main"}
+// Epilogue of the first row.
+// CHECK: %[[LX1:.*]], %{{.*}} = gpu.shuffle  xor %[[MAIN]]#[[LI]], %c1_i32, %c32_i32 : f32
+// CHECK-NEXT: %[[LS1:.*]] = arith.addf %[[MAIN]]#[[LI]], %[[LX1]] : f32
+// CHECK-NEXT: %[[LX2:.*]], %{{.*}} = gpu.shuffle  xor %[[LS1]], %c2_i32, %c32_i32 : f32
+// CHECK-NEXT: %[[LSUM:.*]] = arith.addf %[[LS1]], %[[LX2]] : f32
+// CHECK-NEXT: %[[EMPTY:.*]] = arith.cmpf oeq, %[[LSUM]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[RCP:.*]] = arith.divf %[[ONE]], %[[LSUM]] : f32
+// CHECK-NEXT: %[[INV:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %[[RCP]] : f32
+// CHECK: arith.mulf %[[MAIN]]#1, %[[INV]] : f32
+// CHECK-NEXT: arith.mulf %[[MAIN]]#0, %[[INV]] : f32
+// CHECK: %[[LG:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[LSUM]]) : (f32) -> f32
+// CHECK-NEXT: %[[LN:.*]] = arith.mulf %[[LG]], %[[LN2]] : f32
+// CHECK-NEXT: %[[MC:.*]] = arith.mulf %[[MAIN]]#[[MI]], %[[LSEC]] : f32
+// CHECK-NEXT: %[[LSEV:.*]] = arith.addf %[[MC]], %[[LN]] : f32
+// CHECK-NEXT: %[[LSE:.*]] = arith.select %[[EMPTY]], %[[NINF]], %[[LSEV]] : f32
+// CHECK: llvm.store %[[LSE]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+      {causal, scale = 0.25 : f32,
+       config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
+  return
+}
+
+// -----
+
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+!L = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
+
+// Window (5 left, 3 right), softcap 30, default scale 1/sqrt(64): the
+// softcap's inner factor is scale / cap = 0.125 / 30, and c = 1 (S is
+// scaled by the softcap), so P's constant is log2(e) and LSE adds m itself.
+// CHECK-LABEL: func.func @window_softcap(
+// CHECK: gpu.func @window_softcap_kernel(
+// CHECK-DAG: %[[LN2:.*]] = arith.constant 0.693147182 : f32
+// CHECK-DAG: %[[L2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-DAG: %[[CAP:.*]] = arith.constant 3.000000e+01 : f32
+// CHECK-DAG: %[[PRE:.*]] = arith.constant 0.00416666688 : f32
+// CHECK-DAG: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[SK:.*]] = arith.index_cast %arg30 : i64 to index
+// CHECK-DAG: %[[SQ:.*]] = arith.index_cast %arg29 : i64 to index
+// CHECK: %[[TID:.*]] = gpu.thread_id  x
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[TID]], %c32 : index
+// CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
+// CHECK-NEXT: %[[G:.*]] = arith.divui %[[LANE]], %c4 : index
+// CHECK-NEXT: %[[TQ:.*]] = arith.remui %[[LANE]], %c4 : index
+// CHECK: %[[ROW0:.*]] = arith.muli %block_id_x, %c64 : index
+// CHECK: %[[OFF:.*]] = arith.subi %[[SK]], %[[SQ]] : index
+// CHECK: scf.for %[[IV:.*]] = {{.*}} iter_args({{.*}}%[[M0:arg[0-9]+]] = %[[NINF]], %{{.*}} = %[[NINF]], %{{.*}} = %cst{{.*}}, %{{.*}} = %cst{{.*}}, %{{.*}} = %c0)
+// CHECK-NEXT: %[[BLK:.*]] = arith.subi %{{.*}}, %[[IV]] : index
+// CHECK-NEXT: %[[COL0:.*]] = arith.muli %[[BLK]], %c32 : index
+// Softcap on the raw S, then the mask on the capped values.
+// CHECK-DAG: %[[WROW:.*]] = arith.muli %[[WARP]], %c16 : index
+// CHECK-DAG: %[[PX:.*]] = arith.mulf %{{.*}}, %[[PRE]] : f32
+// CHECK-DAG: %[[TH:.*]] = llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[PX]] : (f32) -> f32
+// CHECK-DAG: %[[SC0:.*]] = arith.mulf %[[TH]], %[[CAP]] : f32
+// CHECK: %[[R:.*]] = arith.addi %[[WROW]], %[[G]] : index
+// CHECK-NEXT: %[[QROW:.*]] = arith.addi %[[ROW0]], %[[R]] : index
+// CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
+// CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
+// CHECK-NEXT: %[[J:.*]] = arith.addi %[[COL0]], %[[TQ2]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.cmpi slt, %[[J]], %[[SK]] : index
+// CHECK-NEXT: %[[HI:.*]] = arith.addi %[[DIAG]], %c3 : index
+// CHECK-NEXT: %[[RIGHT:.*]] = arith.cmpi sle, %[[J]], %[[HI]] : index
+// CHECK-NEXT: %[[V1:.*]] = arith.andi %[[END]], %[[RIGHT]] : i1
+// CHECK-NEXT: %[[LO:.*]] = arith.subi %[[DIAG]], %c5 : index
+// CHECK-NEXT: %[[LEFT:.*]] = arith.cmpi sge, %[[J]], %[[LO]] : index
+// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[V1]], %[[LEFT]] : i1
+// CHECK-NEXT: %[[S0:.*]] = arith.select %[[VIS]], %{{.*}}, %[[NINF]] : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK-NEXT: %[[MNEW:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[NOKEY:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NINF]] : f32
+// CHECK-NEXT: %[[MSC:.*]] = arith.mulf %[[MNEW]], %[[L2E]] : f32
+// CHECK-NEXT: %[[MS:.*]] = arith.select %[[NOKEY]], %{{.*}}, %[[MSC]] : f32
+// CHECK-NEXT: %[[NEGMS:.*]] = arith.negf %[[MS]] : f32
+// CHECK-NEXT: llvm.call_intrinsic "llvm.fma.f32"(%[[M0]], %[[L2E]], %[[NEGMS]])
+// CHECK-NEXT: llvm.nvvm.ex2.approx.ftz.f
+// CHECK-NEXT: llvm.call_intrinsic "llvm.fma.f32"(%[[S0]], %[[L2E]], %[[NEGMS]])
+// CHECK: } {flash.kv_loop = "masked_right"}
+// CHECK: %[[MAIN:.*]]:{{[0-9]+}} = scf.for
+// CHECK: } {flash.kv_loop = "main"}
+// The left edge has its own masked loop.
+// CHECK: %[[LEFTL:.*]]:{{[0-9]+}} = scf.for {{.*}} iter_args({{.*}}%{{.*}} = %[[MAIN]]#[[MI:[0-9]+]], %{{.*}} = %[[MAIN]]#{{[0-9]+}}, %{{.*}} = %[[MAIN]]#[[LI:[0-9]+]], %{{.*}} = %[[MAIN]]#{{[0-9]+}}, %{{.*}} = %[[MAIN]]#{{[0-9]+}})
+// CHECK: } {flash.kv_loop = "masked_left"}
+// CHECK: gpu.shuffle  xor %[[LEFTL]]#[[LI]], %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK-NEXT: %[[LSUM:.*]] = arith.addf
+// CHECK-NEXT: %[[EMPTY:.*]] = arith.cmpf oeq, %[[LSUM]], %{{.*}} : f32
+// CHECK: %[[LG:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[LSUM]]) : (f32) -> f32
+// CHECK-NEXT: %[[LN:.*]] = arith.mulf %[[LG]], %[[LN2]] : f32
+// CHECK-NEXT: %[[LSEV:.*]] = arith.addf %[[LEFTL]]#[[MI]], %[[LN]] : f32
+// CHECK-NEXT: %[[LSE:.*]] = arith.select %[[EMPTY]], %[[NINF]], %[[LSEV]] : f32
+func.func @window_softcap(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+      {window = array<i64: 5, 3>, softcap = 30.0 : f32,
+       config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
+  return
+}
