@@ -44,6 +44,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Transforms/Targets.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1585,6 +1586,10 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(checkChipOption(module, "flash-to-gpu", chip, features)) ||
+        failed(checkOptionRange(module, "flash-to-gpu", "smem-kb",
+                                smemLimitKB, 1, 1024)))
+      return signalPassFailure();
     SmallVector<scf::ParallelOp> grids, combines;
     module.walk([&](scf::ParallelOp p) {
       if (p->hasAttr("flash.combine")) {
