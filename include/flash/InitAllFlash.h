@@ -22,6 +22,12 @@ inline void registerAllFlashDialects(DialectRegistry &registry) {
 /// Registers the flash passes, the conversions and the named pipelines.
 inline void registerAllFlashPasses() { registerFlashPassesAndPipelines(); }
 
+/// Registers the flash dialect and the dialect interfaces the named
+/// pipelines use (bufferization and deallocation models, the NVVM target,
+/// the LLVM IR translations), for a compiler that does not call
+/// registerAllExtensions.
+void registerFlashPipelineExtensions(DialectRegistry &registry);
+
 } // namespace mlir::flash
 
 #endif // FLASH_INITALLFLASH_H

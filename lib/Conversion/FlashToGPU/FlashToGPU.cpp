@@ -14,6 +14,7 @@
 #include "KernelEmitter.h"
 
 #include "flash/Conversion/Passes.h"
+#include "flash/Dialect/Flash/Transforms/Targets.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -121,6 +122,10 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(checkChipOption(module, "flash-to-gpu", chip, features)) ||
+        failed(checkOptionRange(module, "flash-to-gpu", "smem-kb",
+                                smemLimitKB, 1, 1024)))
+      return signalPassFailure();
     SmallVector<GridOp> grids, combines;
     module.walk([&](GridOp grid) {
       (grid.getCombine() ? combines : grids).push_back(grid);

@@ -9,6 +9,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Transforms/Targets.h"
 
 namespace mlir::flash {
 #define GEN_PASS_DEF_FLASHPLAN
@@ -30,6 +31,12 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    Operation *root = getOperation();
+    if (failed(checkOptionRange(root, "flash-plan", "num-sms", numSMs, 1,
+                                1024)) ||
+        failed(checkOptionRange(root, "flash-plan", "smem-kb",
+                                smemPerBlockKB, 1, 1024)))
+      return signalPassFailure();
     getOperation()->walk([&](AttentionOp op) {
       if (op.getConfig()) {
         ++numKept;

@@ -12,6 +12,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Transforms/Targets.h"
 
 namespace mlir::flash {
 #define GEN_PASS_DEF_FLASHSPLITKV
@@ -27,6 +28,21 @@ struct FlashSplitKVPass : flash::impl::FlashSplitKVBase<FlashSplitKVPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    Operation *root = getOperation();
+    if (failed(checkOptionRange(root, "flash-split-kv", "num-sms", numSMs, 1,
+                                1024)) ||
+        failed(checkOptionRange(root, "flash-split-kv", "ctas-per-sm",
+                                ctasPerSM, 0, 64)) ||
+        failed(checkOptionRange(root, "flash-split-kv", "smem-kb",
+                                smemPerBlockKB, 1, 1024)))
+      return signalPassFailure();
+    // Written so that NaN fails too.
+    if (!(minEfficiency > 0.0 && minEfficiency <= 1.0)) {
+      root->emitError() << "flash-split-kv: min-efficiency must be in (0, 1], "
+                           "not "
+                        << double(minEfficiency);
+      return signalPassFailure();
+    }
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
       ConfigAttr config = op.getConfigAttr();

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::flash {
 
@@ -31,15 +32,21 @@ namespace mlir::flash {
 #include "flash/Dialect/Flash/Transforms/Passes.h.inc"
 
 /// flash-plan, flash-tile, flash-online-softmax, bufferization and the
-/// standard lowering to the LLVM dialect for the host CPU.
-void buildFlashLowerToCPUPipeline(OpPassManager &pm);
+/// standard lowering to the LLVM dialect for the host CPU. `pm` must be
+/// anchored on builtin.module; otherwise nothing is added, the reason goes to
+/// `errorStream` and the result is failure.
+LogicalResult buildFlashLowerToCPUPipeline(OpPassManager &pm,
+                                           raw_ostream &errorStream = llvm::errs());
 
-/// Options of the `flash-lower-to-gpu` pipeline.
+/// Options of the `flash-lower-to-gpu` pipeline. Checked as a whole by
+/// verifyFlashGpuPipelineOptions before any pass is added.
 struct FlashGpuPipelineOptions
     : public PassPipelineOptions<FlashGpuPipelineOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("Target SM: sm_80 or sm_90"),
-                           llvm::cl::init("sm_90")};
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("Target chip: sm_80, sm_86, sm_89, sm_90 or sm_90a "
+                     "(warpgroup MMA); see Targets.h"),
+      llvm::cl::init("sm_90")};
   Option<std::string> format{
       *this, "format",
       llvm::cl::desc("gpu-module-to-binary format: isa (PTX), bin (cubin), "
@@ -47,16 +54,34 @@ struct FlashGpuPipelineOptions
       llvm::cl::init("bin")};
   Option<double> splitMinEfficiency{
       *this, "split-min-efficiency",
-      llvm::cl::desc("flash-split-kv's min-efficiency (FA2: 0.85)"),
+      llvm::cl::desc("flash-split-kv's min-efficiency, in (0, 1] (FA2: 0.85)"),
       llvm::cl::init(0.85)};
+  Option<int64_t> numSMs{
+      *this, "num-sms",
+      llvm::cl::desc("SMs of the target GPU for flash-plan and "
+                     "flash-split-kv, 1 to 1024 (H100/H200 SXM: 132)"),
+      llvm::cl::init(132)};
 };
 
-/// flash-plan, flash-tile, flash-to-gpu, the NVVM lowering of the kernels,
-/// gpu-module-to-binary and the host lowering to the LLVM dialect.
-void buildFlashLowerToGPUPipeline(OpPassManager &pm,
-                                  const FlashGpuPipelineOptions &options);
+/// Checks every option of `options` (chip from getSupportedChips(), format,
+/// numeric ranges); writes what is wrong, naming the accepted values, to
+/// `errorStream`.
+LogicalResult verifyFlashGpuPipelineOptions(const FlashGpuPipelineOptions &options,
+                                            raw_ostream &errorStream);
 
-/// Registers the passes and the named pipelines (`flash-lower-to-cpu`).
+/// flash-plan, flash-tile, bufferization of the tensor form, flash-to-gpu,
+/// the NVVM lowering of the kernels, gpu-module-to-binary and the host
+/// lowering to the LLVM dialect. Adds nothing and fails (the reason on
+/// `errorStream`) when an option is invalid or `pm` is not anchored on
+/// builtin.module.
+LogicalResult
+buildFlashLowerToGPUPipeline(OpPassManager &pm,
+                             const FlashGpuPipelineOptions &options,
+                             raw_ostream &errorStream = llvm::errs());
+
+/// Registers the passes and the named pipelines (`flash-lower-to-cpu`,
+/// `flash-lower-to-gpu`); a pipeline given bad options or nested where it
+/// cannot run reports an error through the pipeline parser.
 void registerFlashPassesAndPipelines();
 
 } // namespace mlir::flash

@@ -210,4 +210,18 @@ def FlashOnlineSoftmax : Pass<"flash-online-softmax"> {
   ];
 }
 
+def FlashCheckLowered : Pass<"flash-check-lowered", "::mlir::ModuleOp"> {
+  let summary = "Fail at the first op a lowering to the LLVM dialect left";
+  let description = [{
+    The last step of `flash-lower-to-cpu` and `flash-lower-to-gpu`: every op
+    of the module must be in the LLVM dialect, or be a `gpu.binary` (the
+    compiled kernels) or a `gpu.launch_func` on LLVM values (both translated
+    by the GPU dialect's LLVM IR translation). The first op that is not (preferably not an
+    `unrealized_conversion_cast`, which only hints at the op that produced
+    it) gets an error at its location and the pipeline fails, so that a
+    half-lowered module (say, a tensor function whose results feed ops the
+    GPU pipeline does not bufferize) never leaves with exit code 0.
+  }];
+}
+
 #endif // FLASH_DIALECT_FLASH_TRANSFORMS_PASSES_TD

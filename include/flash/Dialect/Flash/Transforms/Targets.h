@@ -1,0 +1,59 @@
+//===- Targets.h - The GPUs the flash kernels are compiled for --*- C++ -*-===//
+//
+// The one table of supported chips: what flash-lower-to-gpu, flash-plan and
+// flash-to-gpu need to know about each (SM version, shared memory per
+// program, the PTX ISA version the kernels need there), so that an option
+// naming a chip is checked once, against this list, before anything is built.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FLASH_DIALECT_FLASH_TRANSFORMS_TARGETS_H
+#define FLASH_DIALECT_FLASH_TRANSFORMS_TARGETS_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+#include <string>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
+
+namespace mlir::flash {
+
+/// One chip the kernels are compiled and checked for.
+struct ChipInfo {
+  /// The name `#nvvm.target` and ptxas use (`sm_90a`).
+  StringRef name;
+  /// Compute capability as flash-plan's `sm` option takes it (90).
+  int64_t sm;
+  /// Arch-specific features (`a` suffix): warpgroup MMA, setmaxnreg.
+  bool archSpecific;
+  /// Dynamic shared memory one program may use, in KiB (the opt-in maximum
+  /// per block: 227 on sm_90, 163 on sm_80, 99 on sm_86/sm_89).
+  int64_t smemKB;
+  /// The `#nvvm.target` features: the PTX ISA version the kernels need.
+  StringRef ptxFeatures;
+};
+
+/// The supported chips, in order.
+ArrayRef<ChipInfo> getSupportedChips();
+
+/// The entry for `name`, or null when the chip is not supported.
+const ChipInfo *lookupChip(StringRef name);
+
+/// "sm_80, sm_86, ..." for diagnostics.
+std::string getSupportedChipNames();
+
+/// Pass-option checks, run before a pass touches the IR: an error at `op`
+/// that names the pass, the option and what it accepts. `chip` must be a
+/// supported chip and `features`, when not empty, `+ptxNN` with at least the
+/// PTX ISA version the chip needs.
+LogicalResult checkChipOption(Operation *op, StringRef pass, StringRef chip,
+                              StringRef features);
+LogicalResult checkOptionRange(Operation *op, StringRef pass,
+                               StringRef option, int64_t value, int64_t min,
+                               int64_t max);
+
+} // namespace mlir::flash
+
+#endif // FLASH_DIALECT_FLASH_TRANSFORMS_TARGETS_H
