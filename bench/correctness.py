@@ -52,6 +52,10 @@ QUICK_PAIRS = [(1, 1000), (17, 17), (113, 255), (255, 113), (128, 128),
 # KV blocks and every earlier block is rescaled.
 LARGE_PAIRS = [(1, 1000), (113, 255), (255, 113), (1000, 1024)]
 LARGE_Q = 100.0 / 8.0
+# K and V laid out apart (K a BSHD view, V a slice of a wider fused
+# projection): the kernel must take each tensor's own batch/head strides
+# (a V plane computed with K's strides read the wrong rows).
+MIXED_PAIRS = [(113, 255), (1, 300)]
 GQAS = [(8, 8), (8, 2), (8, 1)]
 LAYOUTS = ["bhsd", "bshd"]
 MIN_CASES = 200
@@ -110,6 +114,12 @@ def make_cases(entries, quick=False, min_cases=MIN_CASES, seed_base=0):
                 if seed_base:
                     c.seed = (c.seed + seed_base * 1000003) & 0xFFFFFFFF
                 cases.append(c)
+        for pi, (sq, sk) in enumerate(MIXED_PAIRS):
+            hq, hkv = GQAS[(ei + pi + 1) % len(GQAS)]
+            c = Case(len(cases), e, 1 + pi % 2, hq, hkv, sq, sk, "mixed")
+            if seed_base:
+                c.seed = (c.seed + seed_base * 1000003) & 0xFFFFFFFF
+            cases.append(c)
         for pi, (sq, sk) in enumerate(LARGE_PAIRS):
             hq, hkv = GQAS[(ei + pi) % len(GQAS)]
             c = Case(len(cases), e, 1, hq, hkv, sq, sk, LAYOUTS[(ei + pi) % 2], large=True)
@@ -216,6 +226,11 @@ def make_inputs(case, abi, device):
         return torch.randn(b, h, s, dd, generator=gen, device=device, dtype=dt)
 
     q, k, v = one(case.hq, case.sq, d), one(case.hkv, case.sk, d), one(case.hkv, case.sk, dv)
+    if case.layout == "mixed":  # Q BHSD, K BSHD, V a slice of [B, S, 3 Hkv, Dv]
+        k = torch.randn(b, case.sk, case.hkv, d, generator=gen, device=device,
+                        dtype=dt).transpose(1, 2)
+        wide = torch.randn(b, case.sk, 3 * case.hkv, dv, generator=gen, device=device, dtype=dt)
+        v = wide[:, :, case.hkv:2 * case.hkv].transpose(1, 2)
     if getattr(case, "large", False):
         q, k = large_logit_inputs(q, k, gen)
     return q, k, v

@@ -151,7 +151,10 @@ def test_case_matrix_size_and_coverage():
         cs = C.make_cases(ents)
         assert len(cs) >= 200, len(cs)
         for e in ents:
-            mine = [c for c in cs if c.entry["func"] == e["func"]]
+            ours = [c for c in cs if c.entry["func"] == e["func"]]
+            mixed = [c for c in ours if c.layout == "mixed"]
+            assert [(c.sq, c.sk) for c in mixed] == C.MIXED_PAIRS
+            mine = [c for c in ours if c.layout != "mixed"]
             assert {(c.hq, c.hkv) for c in mine} == set(C.GQAS)
             assert {c.layout for c in mine} == set(C.LAYOUTS)
             assert {c.batch for c in mine} == {1, 2}

@@ -253,18 +253,28 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     local.map(loop.getBlockIndex(), block);
     return lift(t.updates[li].getCol(), local);
   };
-  // KV head plane: the K reads' (batch, head) do not depend on the KV
+  // K and V head planes: the reads' (batch, head) do not depend on the KV
   // iteration (matchGrid checked that every loop reads the same plane).
+  // Each uses its own tensor's strides: K and V may be laid out apart (V a
+  // slice of a fused QKV projection, K a separate tensor). V's plane is
+  // folded into its base pointer once, so the loop keeps as many live
+  // registers as with one shared plane (a second plane register made the
+  // d256 wgmma kernels spill).
   if (t.table) {
     // Paged: the KV head's plane; pages are added per row.
     table = liftTensor(t.table, -1);
     tableRow = mul(lift(t.tableBatch, map), table.strides[0]);
     OpBuilder host(t.grid);
     pageSize = capture(memref::DimOp::create(host, loc, t.kSrc, 2));
-    kvPlane = mul(lift(t.kvHead, map), k.strideH);
+    Value kvHead = lift(t.kvHead, map);
+    kPlane = mul(kvHead, k.strideH);
+    vPlane = mul(kvHead, v.strideH);
   } else {
-    kvPlane = planeOf(loadIndices(t.kLoad), k, map);
+    kPlane = planeOf(loadIndices(t.kLoad), k, map);
+    vPlane = planeOf(loadIndices(t.vLoad), v, map);
   }
+  v.ptr = globalPtr(v.ptr, mul(vPlane, c(v.eltBytes)));
+  vPlane = c(0);
   // The loops visit one contiguous descending run of blocks (flash-tile's
   // order, also across its peeled loops and within a split): the block k
   // ahead of the one at column c starts at c - k * BN and exists iff it is

@@ -311,7 +311,7 @@ private:
   Value smemBase;
   Type smemPtrType;
   KernelTensor q, k, v, o, lse;
-  Value qPlane, kvPlane, oPlane, lsePlane;
+  Value qPlane, kPlane, vPlane, oPlane, lsePlane;
   Value seqQ, seqK;
   /// Paged K/V: the table, this program's row of it, the page size.
   KernelTensor table;

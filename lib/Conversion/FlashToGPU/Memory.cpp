@@ -126,9 +126,9 @@ void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
   for (bool predicated : {false, true}) {
     b.setInsertionPointToStart(predicated ? &ifOp.getElseRegion().front()
                                           : &ifOp.getThenRegion().front());
-    emitTileCopy(k, kvStart, seqK, kvPlane, kOff, bn, predicated,
+    emitTileCopy(k, kvStart, seqK, kPlane, kOff, bn, predicated,
                  /*gather=*/bool(t.table));
-    emitTileCopy(v, kvStart, seqK, kvPlane, vOff, bn, predicated,
+    emitTileCopy(v, kvStart, seqK, vPlane, vOff, bn, predicated,
                  /*gather=*/bool(t.table));
   }
 }
