@@ -152,11 +152,7 @@ LogicalResult KernelEmitter::emitCombine(SmallVectorImpl<Value> &hostArgs) {
   tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   if (failed(cloneCombineBlock(t.grid.getBody().front(), map, false)))
     return failure();
-  gpu::ReturnOp::create(b, loc);
-  if (llvm::any_of(captured, [](Value v) { return !v; }))
-    return failure();
-  hostArgs.assign(captured.begin(), captured.end());
-  return success();
+  return finishKernel(hostArgs);
 }
 
 } // namespace mlir::flash::gpu_kernel

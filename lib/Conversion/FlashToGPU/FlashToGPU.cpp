@@ -107,13 +107,6 @@ FailureOr<TiledAttention> matchGrid(GridOp grid) {
       }))
     return grid.emitOpError(
         "flash-to-gpu: every update must read one Q tile from flash.tile_load");
-  t.kSrc = t.kLoad.getSource();
-  t.vSrc = t.vLoad.getSource();
-  if ((t.table = t.kLoad.getBlockTable())) {
-    t.tableBatch = t.kLoad.getBatch();
-    t.kvHead = t.kLoad.getHead();
-  }
-  t.partial = grid.isPartial();
   return t;
 }
 
@@ -190,8 +183,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
                                              ConfigAttr &config, Type &elt,
                                              int64_t &headDim) {
   auto qType = cast<MemRefType>(t.qLoad.getSource().getType());
-  auto kType = cast<MemRefType>(t.kSrc.getType());
-  auto vType = cast<MemRefType>(t.vSrc.getType());
+  auto kType = cast<MemRefType>(t.kSrc().getType());
+  auto vType = cast<MemRefType>(t.vSrc().getType());
   auto oType = cast<MemRefType>(t.oStore.getDest().getType());
   elt = qType.getElementType();
   headDim = qType.getDimSize(3);
@@ -200,7 +193,7 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: element type ")
            << elt << " is not supported on the GPU (bf16 or f16)";
   if (kType.getElementType() != elt || vType.getElementType() != elt ||
-      oType.getElementType() != (t.partial ? Type(b32(elt)) : elt))
+      oType.getElementType() != (t.partial() ? Type(b32(elt)) : elt))
     return anchor->emitOpError(
         "flash-to-gpu: Q, K, V and O must share one element type");
   if (vType.getDimSize(3) != headDim)
@@ -308,7 +301,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   OpBuilder hb(grid);
   SmallVector<Value> ub(grid.getUpperBounds());
   // Split-KV: the split axis is folded into x (see KernelEmitter::emit).
-  if (t.partial)
+  if (t.partial())
     ub[0] = arith::MulIOp::create(hb, loc, ub[0], ub[3]);
   Value one = arith::ConstantIndexOp::create(hb, loc, 1);
   Value block = arith::ConstantIndexOp::create(hb, loc, threads);
@@ -363,7 +356,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
       {"smem_bytes", emitter.smemBytes()},
       {"kernel", name},
       {"kv_lens", kvLens},
-      {"paged", bool(t.table)},
+      {"paged", bool(t.table())},
       {"split_kv", splitKV},
       {"q_shape", staticShape(0)},
       {"kv_shape", staticShape(1)}};

@@ -174,7 +174,7 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   // y = query head, z = batch (flash-tile's scf.parallel order).
   ValueRange ivs = t.grid.getInductionVars();
   Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  if (t.partial) {
+  if (t.partial()) {
     // Split-KV: x = split * (Q row blocks) + Q row block.
     Value mBlocks = lift(t.grid.getUpperBounds()[0], map);
     map.map(ivs[0], arith::RemUIOp::create(b, loc, bx, mBlocks));
@@ -205,9 +205,9 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   (void)gpuModule;
 
   q = liftTensor(t.qLoad.getSource());
-  k = liftTensor(t.kSrc);
-  v = liftTensor(t.vSrc);
-  int64_t split = t.partial ? 1 : 0;
+  k = liftTensor(t.kSrc());
+  v = liftTensor(t.vSrc());
+  int64_t split = t.partial() ? 1 : 0;
   o = liftTensor(t.oStore.getDest(), 2 + split);
   if (t.lseStore)
     lse = liftTensor(t.lseStore.getDest(), 2 + split);
@@ -260,13 +260,13 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   // folded into its base pointer once, so the loop keeps as many live
   // registers as with one shared plane (a second plane register made the
   // d256 wgmma kernels spill).
-  if (t.table) {
+  if (t.table()) {
     // Paged: the KV head's plane; pages are added per row.
-    table = liftTensor(t.table, -1);
-    tableRow = mul(lift(t.tableBatch, map), table.strides[0]);
+    table = liftTensor(t.table(), -1);
+    tableRow = mul(lift(t.kLoad.getBatch(), map), table.strides[0]);
     OpBuilder host(t.grid);
-    pageSize = capture(memref::DimOp::create(host, loc, t.kSrc, 2));
-    Value kvHead = lift(t.kvHead, map);
+    pageSize = capture(memref::DimOp::create(host, loc, t.kSrc(), 2));
+    Value kvHead = lift(t.kLoad.getHead(), map);
     kPlane = mul(kvHead, k.strideH);
     vPlane = mul(kvHead, v.strideH);
   } else {
@@ -445,8 +445,11 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   emitEpilogue(accF, mF, lF, map);
   if (ws)
     b.setInsertionPointAfter(role);
-  gpu::ReturnOp::create(b, loc);
+  return finishKernel(hostArgs);
+}
 
+LogicalResult KernelEmitter::finishKernel(SmallVectorImpl<Value> &hostArgs) {
+  gpu::ReturnOp::create(b, loc);
   if (llvm::any_of(captured, [](Value v) { return !v; }))
     return failure();
   hostArgs.assign(captured.begin(), captured.end());

@@ -53,12 +53,13 @@ struct TiledAttention {
   TileLoadOp qLoad, kLoad, vLoad;
   TileStoreOp oStore, lseStore;
   TileFinalizeOp finalize;
-  /// K and V memrefs; with a block table (paged), the table and the
-  /// (batch, KV head) indices the gather uses.
-  Value kSrc, vSrc;
-  Value table, tableBatch, kvHead;
+  /// K and V memrefs, and (paged) the block table; every KV loop reads the
+  /// same plane (matchGrid), so the first loop's loads say it.
+  Value kSrc() { return kLoad.getSource(); }
+  Value vSrc() { return vLoad.getSource(); }
+  Value table() { return kLoad.getBlockTable(); }
   /// Split-KV partial form: a fourth grid axis (the split), f32 outputs.
-  bool partial = false;
+  bool partial() { return grid.isPartial(); }
 };
 
 /// A global tensor seen from the kernel: its data pointer (global address
@@ -268,6 +269,9 @@ private:
   void emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m, ArrayRef<Value> l,
                     IRMapping &map);
 
+  /// Ends the kernel and hands back the launch arguments (failure when a
+  /// value could not be moved into the kernel).
+  LogicalResult finishKernel(SmallVectorImpl<Value> &hostArgs);
   LogicalResult cloneCombineBlock(Block &body, IRMapping &map,
                                   bool perThread);
   SmallVector<Value> ldmatrix(Value byteOffset, bool transpose);

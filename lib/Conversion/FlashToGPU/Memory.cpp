@@ -127,9 +127,9 @@ void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
     b.setInsertionPointToStart(predicated ? &ifOp.getElseRegion().front()
                                           : &ifOp.getThenRegion().front());
     emitTileCopy(k, kvStart, seqK, kPlane, kOff, bn, predicated,
-                 /*gather=*/bool(t.table));
+                 /*gather=*/bool(t.table()));
     emitTileCopy(v, kvStart, seqK, vPlane, vOff, bn, predicated,
-                 /*gather=*/bool(t.table));
+                 /*gather=*/bool(t.table()));
   }
 }
 

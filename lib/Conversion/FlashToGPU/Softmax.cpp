@@ -136,7 +136,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
                                           sum, cf(0.0));
       Value inv = sel(empty, cf(0.0), arith::DivFOp::create(b, loc, cf(1.0), sum));
       Value localRow = add(warpRow(mt), add(g, c(8 * h)));
-      if (t.partial) {
+      if (t.partial()) {
         // f32 partial O: two floats per thread and d-tile, straight from
         // the accumulators (no 16-bit staging through shared memory).
         Value row = add(row0, localRow);
@@ -157,7 +157,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
                                 globalPtr(o.ptr, mul(elem, c(4))), 8);
         }
       }
-      for (int64_t dt = 0; dt < dTiles && !t.partial; ++dt) {
+      for (int64_t dt = 0; dt < dTiles && !t.partial(); ++dt) {
         Value packed = packPair(fmul(acc[frag(mt, dt, 2 * h, dTiles)], inv),
                                 fmul(acc[frag(mt, dt, 2 * h + 1, dTiles)], inv));
         Value off = add(swizzled(localRow, c(dt), bm), mul(tq, c(4)));
@@ -179,7 +179,7 @@ void KernelEmitter::emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m,
                               globalPtr(lse.ptr, mul(elem, c(4))), 4);
       }
     }
-  if (t.partial)
+  if (t.partial())
     return;
   syncConsumers();
   // 16-byte chunks of the O block; tail rows are not stored.
