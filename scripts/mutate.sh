@@ -31,8 +31,8 @@ fold-gqa-head-stride|lib/Dialect/Flash/Transforms/FlashFoldGQA.cpp|strides[kHead
 split-kv-plain-path|lib/Dialect/Flash/Transforms/FlashSplitKV.cpp|numSplits, ci(1));|numSplits, ci(2));|Dialect/Flash/flash-split-kv.mlir CPU/split-kv.mlir
 tile-right-band|include/flash/Dialect/Flash/Utils/TileArith.h|a.c(blockM + mask.right)|a.c(blockM - 1 + mask.right)|CPU/causal.mlir CPU/window.mlir
 softmax-no-max|lib/Dialect/Flash/Transforms/FlashOnlineSoftmax.cpp|return arith::MaxNumFOp::create(b, l, a[0], a[1]);|return tb.f32(0.0);|CPU/large-logits.mlir
-gpu-causal-diagonal|lib/Conversion/FlashToGPU/Softmax.cpp|Value diag = diagonal(ib, qRow, diagShift);|Value diag = sub(diagonal(ib, qRow, diagShift), c(1));|Dialect/Flash/flash-to-gpu-math.mlir
-gpu-lse-factor|lib/Conversion/FlashToGPU/Softmax.cpp|fadd(fmul(m[rowIdx], cf(cFactor)),|fadd(m[rowIdx],|Dialect/Flash/flash-to-gpu-math.mlir
+gpu-fragment-column|lib/Conversion/FlashToGPU/Elementwise.cpp|: add(c(8 * nt + e), mul(tq, c(2)));|: add(c(8 * nt + 1 - e), mul(tq, c(2)));|Dialect/Flash/flash-to-gpu-math.mlir
+gpu-partial-sum-quad|lib/Conversion/FlashToGPU/Elementwise.cpp|    r = fadd(r, shflXor(r, 2));|    r = fadd(r, shflXor(r, 1));|Dialect/Flash/flash-to-gpu-math.mlir
 mask-causal-strict|include/flash/Dialect/Flash/Utils/TileArith.h|visible = a.land(visible, a.le(j, diag));|visible = a.land(visible, a.lt(j, diag));|CPU/causal.mlir Dialect/Flash/flash-to-gpu-math.mlir
 tile-to-scf-reversed|lib/Conversion/FlashTileToSCF/FlashTileToSCF.cpp|? lib.sub(lib.sub(ub, lib.c(1)), iv)|? lib.sub(ub, iv)|Dialect/Flash/flash-tile-to-scf.mlir CPU/causal.mlir
 runtime-batch-stride|runtime/lib/FlashRT.cpp|for (int d = 0; d < 3; ++d)|for (int d = 1; d < 3; ++d)|Unit

@@ -33,26 +33,36 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower flash-tile's grids to FlashAttention-2 kernels "
                 "(mma.sync, or wgmma on sm_90a) and their launches";
   let description = [{
-    Turns each `flash.grid` that `flash-tile` produced into a `gpu.func` in the
-    `gpu.module @flash_kernels` (with an `#nvvm.target`) and replaces the
-    grid by a `gpu.launch_func` with one program per grid iteration (x = Q
-    row block, y = query head, z = batch) and `32 * warps` threads.
+    Turns each `flash.grid` that `flash-tile` produced, after
+    `flash-online-softmax` expanded its tile updates, into a `gpu.func` in
+    the `gpu.module @flash_kernels` (with an `#nvvm.target`) and replaces
+    the grid by a `gpu.launch_func` with one program per grid iteration (x =
+    Q row block, y = query head, z = batch) and `32 * warps` threads.
 
-    The kernel is FA2's forward kernel, built from the tiled IR (its KV
-    loops, their bounds and block starts, the tile ops' attributes):
+    The kernel is the grid's own IR lowered op by op onto FA2's register
+    layouts; its math is exactly what `flash-online-softmax` wrote, the
+    statement the CPU pipeline runs too:
 
-    * Q and a 2-stage ring of K/V blocks in dynamic shared memory, written
-      by 16-byte `cp.async` copies into an XOR-swizzled layout; the copy of
-      the next KV block (also across the peeled loops) is in flight while
-      the current block's two GEMMs run; tail rows are zero-filled;
-    * S = Q K^T and O += P V with `mma.sync.m16n8k16` (f32 accumulation),
-      Q and K fragments by `ldmatrix`, V by `ldmatrix.trans`;
-    * S and P stay in registers: P is converted to bf16/f16 in registers and
-      used as the A operand of the second MMA;
-    * row max and row sum by quad shuffles; exp2 with the scale folded into
-      one FFMA; the element mask only in the loops flash-tile masked;
-    * the epilogue O = acc / l, LSE = m * c + log l, O staged through the
-      shared memory that Q used and written with 16-byte stores.
+    * `flash.tile_load`: Q and a 2-stage ring of K/V blocks in dynamic
+      shared memory, written by 16-byte `cp.async` copies into an
+      XOR-swizzled layout; the copy of the next KV block (also across the
+      peeled `flash.kv_loop`s) is in flight while the current block's two
+      GEMMs run; tail rows are zero-filled;
+    * `linalg.matmul`: S = Q K^T and O += P V with `mma.sync.m16n8k16` (f32
+      accumulation), Q and K fragments by `ldmatrix`, V by `ldmatrix.trans`;
+      P stays in registers (packed to bf16/f16 pairs, the A operand of the
+      second MMA);
+    * element-wise `linalg.generic`: the body cloned per accumulator
+      register (`linalg.index` = the register's row/column), `math.exp2` as
+      `ex2.approx.ftz`, `math.tanh` as `tanh.approx`, `math.log` via
+      `lg2.approx`; a final `arith.truncf` per register pair;
+    * row-reduction `linalg.generic`: an in-thread pairwise tree and two quad
+      shuffles; a row sum that is only scaled and summed into across the KV
+      loop (FA2's l) stays a thread-partial sum and is reduced once, where a
+      use needs its total;
+    * `flash.tile_store`: O staged through the shared memory that Q used and
+      written with 16-byte stores (split-KV's f32 partial O from registers),
+      LSE by one lane per row.
 
     A `wgmma = true` configuration (chip `sm_90a` only) gets the Hopper
     variant of the same kernel: each warpgroup's two GEMMs are

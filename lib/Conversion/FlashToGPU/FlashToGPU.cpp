@@ -1,9 +1,10 @@
 //===- FlashToGPU.cpp - flash.grid -> FA2 kernels and their launches ------===//
 //
-// flash-to-gpu: lowers each attention grid of tile-level ops (flash.grid
-// holding flash.kv_loop runs of one flash.tile_update, the Q/K/V
-// flash.tile_loads, the flash.tile_finalize and the flash.tile_store of O and
-// LSE) to a FlashAttention-2 forward kernel, a gpu.func in the gpu.module
+// flash-to-gpu: lowers each attention grid of tile-level ops after
+// flash-online-softmax (flash.grid holding the Q/K/V flash.tile_loads,
+// flash.kv_loop runs whose bodies are the online softmax's linalg ops, the
+// epilogue's ops and the flash.tile_store of O and LSE) to a
+// FlashAttention-2 forward kernel, a gpu.func in the gpu.module
 // @flash_kernels, and replaces the grid by its gpu.launch_func; each combine
 // grid (split-KV) likewise. This file matches the grid's ops, checks what
 // the kernels support, builds the launch and the artifact's ABI record;
@@ -17,6 +18,7 @@
 #include "flash/Dialect/Flash/Transforms/Targets.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -57,38 +59,71 @@ static bool readsAtMost(Operation *op) {
   });
 }
 
+/// The K and V tile reads of a KV loop: the B operands of its matmuls,
+/// K read transposed (S = Q K^T: B indexed (n, k)), V not.
+static LogicalResult matchKVLoads(KVLoopOp loop, TileLoadOp &k, TileLoadOp &v) {
+  for (auto load : loop.getBody().front().getOps<TileLoadOp>()) {
+    for (Operation *user : load->getUsers()) {
+      auto matmul = dyn_cast<linalg::MatmulOp>(user);
+      if (!matmul || matmul.getInputs()[1] != load.getResult())
+        continue;
+      AffineMap bMap = matmul.getIndexingMapsArray()[1];
+      bool transposed =
+          bMap.getNumResults() == 2 && bMap.getDimPosition(0) == 1;
+      (transposed ? k : v) = load;
+    }
+  }
+  if (!k || !v)
+    return loop.emitOpError("flash-to-gpu: a KV loop must read one K tile "
+                            "(S = Q K^T) and one V tile (O += P V)");
+  return success();
+}
+
 FailureOr<TiledAttention> matchGrid(GridOp grid) {
   TiledAttention t;
   t.grid = grid;
+  WalkResult unexpanded = grid.getBody().walk([&](Operation *op) {
+    if (!isa<TileUpdateOp, TileFinalizeOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("flash-to-gpu: run flash-online-softmax first (it "
+                    "expands the online softmax this op stands for)");
+    return WalkResult::interrupt();
+  });
+  if (unexpanded.wasInterrupted())
+    return failure();
   for (Operation &op : grid.getBody().front().without_terminator()) {
     if (auto loop = dyn_cast<KVLoopOp>(op)) {
-      SmallVector<TileUpdateOp> found;
-      loop.getBody().walk([&](TileUpdateOp u) { found.push_back(u); });
-      if (found.size() != 1)
-        return loop.emitOpError("flash-to-gpu: a KV loop needs exactly one "
-                                "flash.tile_update");
-      TileUpdateOp update = found.front();
-      auto kLoad = update.getKey().getDefiningOp<TileLoadOp>();
-      auto vLoad = update.getValue().getDefiningOp<TileLoadOp>();
-      if (!kLoad || !vLoad)
-        return update.emitOpError(
-            "flash-to-gpu: K and V tiles must come from flash.tile_load");
-      if (t.kLoad && (!samePlane(t.kLoad, kLoad) || !samePlane(t.vLoad, vLoad)))
-        return update.emitOpError("flash-to-gpu: every KV loop must read the "
-                                  "same K/V plane");
+      TileLoadOp kLoad, vLoad;
+      if (failed(matchKVLoads(loop, kLoad, vLoad)))
+        return failure();
+      if (!t.kLoads.empty() && (!samePlane(t.kLoads.front(), kLoad) ||
+                                !samePlane(t.vLoads.front(), vLoad)))
+        return loop.emitOpError("flash-to-gpu: every KV loop must read the "
+                                "same K/V plane");
+      WalkResult effects = loop.getBody().walk([&](Operation *inner) {
+        if (readsAtMost(inner))
+          return WalkResult::advance();
+        inner->emitOpError("flash-to-gpu: unexpected op with memory effects "
+                           "in a KV loop");
+        return WalkResult::interrupt();
+      });
+      if (effects.wasInterrupted())
+        return failure();
       t.loops.push_back(loop);
-      t.updates.push_back(update);
-      t.kLoad = kLoad;
-      t.vLoad = vLoad;
-    } else if (auto fin = dyn_cast<TileFinalizeOp>(op)) {
-      t.finalize = fin;
+      t.kLoads.push_back(kLoad);
+      t.vLoads.push_back(vLoad);
+    } else if (auto load = dyn_cast<TileLoadOp>(op)) {
+      if (t.qLoad)
+        return load.emitOpError("flash-to-gpu: an attention grid reads one "
+                                "Q tile");
+      t.qLoad = load;
     } else if (auto store = dyn_cast<TileStoreOp>(op)) {
-      Value tile = store.getTile();
-      if (!t.finalize || (tile != t.finalize.getOut() &&
-                          tile != t.finalize.getLse()))
-        return store.emitOpError(
-            "flash-to-gpu: only the epilogue's O and LSE are stored");
-      (tile == t.finalize.getOut() ? t.oStore : t.lseStore) = store;
+      bool isO = cast<RankedTensorType>(store.getTile().getType()).getRank() == 2;
+      TileStoreOp &slot = isO ? t.oStore : t.lseStore;
+      if (slot)
+        return store.emitOpError("flash-to-gpu: only the epilogue's O and "
+                                 "LSE are stored, once each");
+      slot = store;
     } else if (!readsAtMost(&op)) {
       // Index arithmetic is cloned into the kernel where it is used and the
       // state's initial tiles are registers there; an op with effects of
@@ -97,16 +132,9 @@ FailureOr<TiledAttention> matchGrid(GridOp grid) {
                             "grid");
     }
   }
-  if (t.loops.empty() || !t.finalize || !t.oStore)
+  if (t.loops.empty() || !t.qLoad || !t.oStore)
     return grid.emitOpError("flash-to-gpu: an attention grid needs KV loops, "
-                            "a flash.tile_finalize and the store of O");
-  t.qLoad = t.updates.front().getQuery().getDefiningOp<TileLoadOp>();
-  if (!t.qLoad ||
-      llvm::any_of(t.updates, [&](TileUpdateOp u) {
-        return u.getQuery() != t.qLoad.getResult();
-      }))
-    return grid.emitOpError(
-        "flash-to-gpu: every update must read one Q tile from flash.tile_load");
+                            "the Q tile load and the store of O");
   return t;
 }
 
@@ -213,8 +241,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
           "flash-to-gpu: the head dim must be contiguous (stride 1)");
   }
   // The config is on the tile ops' shapes.
-  auto qTile = cast<RankedTensorType>(t.updates.front().getQuery().getType());
-  auto kTile = cast<RankedTensorType>(t.updates.front().getKey().getType());
+  auto qTile = cast<RankedTensorType>(t.qLoad.getType());
+  auto kTile = cast<RankedTensorType>(t.kLoads.front().getType());
   int64_t bm = qTile.getDimSize(0), bn = kTile.getDimSize(0);
   // The grid's verified configuration; the tile shapes carry the same
   // block sizes.
@@ -332,21 +360,21 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
           dims.push_back(type.isDynamicDim(i) ? -1 : type.getDimSize(i));
     return dims;
   };
-  TileUpdateOp u = t.updates.front();
+  // What the entry computes, as flash-tile recorded it on the grid.
   int64_t left, right;
-  std::tie(left, right) = getWindowBounds(u.getWindow());
+  std::tie(left, right) = getWindowBounds(grid.getWindow());
   // f32 attributes as doubles: the exact value of the float, which reads
   // back as the same float.
-  double cap = u.getSoftcap() ? u.getSoftcap()->convertToDouble() : 0.0;
+  double cap = grid.getSoftcap() ? grid.getSoftcap()->convertToDouble() : 0.0;
   llvm::json::Object record{
       {"func", hostFunc.getName()},
       {"dtype", elt.isBF16() ? "bf16" : "f16"},
       {"head_dim", headDim},
       {"head_dim_v", headDim},
-      {"causal", u.getCausal()},
+      {"causal", grid.getCausal()},
       {"window", llvm::json::Array{left, right}},
       {"softcap", cap},
-      {"scale", u.getScale().convertToDouble()},
+      {"scale", grid.getScale()->convertToDouble()},
       {"lse", bool(t.lseStore)},
       {"arch", chip},
       {"block_m", config.getBlockM()},

@@ -4,8 +4,9 @@
 // (lift, capture, liftTensor), and emit() builds the FA2 forward kernel from
 // the grid: block ids for the grid's axes, shared memory, the KV loops with
 // their cp.async prefetch of the next block across the peeled loops (or the
-// producer warpgroup's ring), each iteration's scores, mask, online softmax
-// and PV, and the epilogue.
+// producer warpgroup's ring), and then the grid's own ops in order, each
+// lowered by its pattern (lowerOp): the loops' bodies (the GEMMs and the
+// online softmax as flash-online-softmax wrote it) and the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,9 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <limits>
 
@@ -63,6 +67,21 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
     Operation *clone = b.clone(*def);
     map.map(v, clone->getResult(0));
     return clone->getResult(0);
+  }
+  Operation *owner = def ? def : v.getParentBlock()->getParentOp();
+  // A value of the grid that does not vary with the KV loop being emitted
+  // is computed once, before it.
+  if (curLoop && outerMap && !curLoop->isAncestor(owner) &&
+      !(!def && owner == curLoop.getOperation())) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(curFor);
+    KVLoopOp loop = curLoop;
+    curLoop = {};
+    Value outer = lift(v, *outerMap);
+    curLoop = loop;
+    if (outer)
+      map.map(v, outer);
+    return outer;
   }
   bool inside = def ? t.grid->isProperAncestor(def)
                     : t.grid->isAncestor(v.getParentBlock()->getParentOp());
@@ -212,10 +231,10 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   if (t.lseStore)
     lse = liftTensor(t.lseStore.getDest(), 2 + split);
 
-  TileUpdateOp first = t.updates.front();
-  seqQ = lift(first.getSeqQ(), map);
-  seqK = lift(first.getSeqK(), map);
-  Value row0 = lift(first.getRow(), map);
+  // The rows the tile loads may read: Q's and the keys' ends.
+  seqQ = lift(t.qLoad.getLimit(), map);
+  seqK = lift(t.kLoads.front().getLimit(), map);
+  Value row0 = lift(t.qLoad.getStart(), map);
   // ([split,] batch, head) planes: every index of a tile read or write but
   // the last (the row).
   auto planeOf = [&](ValueRange indices, KernelTensor &kt,
@@ -236,22 +255,16 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   // The KV sequence of every loop: trip count, and the block start of
   // iteration j (cloned from the loop body with the iv mapped to j).
   int64_t numLoops = t.loops.size();
-  SmallVector<Value> trips;
+  trips.clear();
   for (KVLoopOp loop : t.loops) {
     // Upper bound first: the order the bounds' computations are cloned in.
     Value ub = lift(loop.getUpper(), map);
     Value lb = lift(loop.getLower(), map);
     trips.push_back(sub(ub, lb));
   }
-  // Iteration j of a loop visits block ub - 1 - j (reversed) or lb + j.
   auto startAt = [&](int64_t li, Value j) -> Value {
     IRMapping local = map;
-    KVLoopOp loop = t.loops[li];
-    Value block = loop.getReversed()
-                      ? sub(sub(lift(loop.getUpper(), map), c(1)), j)
-                      : add(lift(loop.getLower(), map), j);
-    local.map(loop.getBlockIndex(), block);
-    return lift(t.updates[li].getCol(), local);
+    return this->startAt(li, j, local);
   };
   // K and V head planes: the reads' (batch, head) do not depend on the KV
   // iteration (matchGrid checked that every loop reads the same plane).
@@ -263,15 +276,15 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   if (t.table()) {
     // Paged: the KV head's plane; pages are added per row.
     table = liftTensor(t.table(), -1);
-    tableRow = mul(lift(t.kLoad.getBatch(), map), table.strides[0]);
+    tableRow = mul(lift(t.kLoads.front().getBatch(), map), table.strides[0]);
     OpBuilder host(t.grid);
     pageSize = capture(memref::DimOp::create(host, loc, t.kSrc(), 2));
-    Value kvHead = lift(t.kLoad.getHead(), map);
+    Value kvHead = lift(t.kLoads.front().getHead(), map);
     kPlane = mul(kvHead, k.strideH);
     vPlane = mul(kvHead, v.strideH);
   } else {
-    kPlane = planeOf(loadIndices(t.kLoad), k, map);
-    vPlane = planeOf(loadIndices(t.vLoad), v, map);
+    kPlane = planeOf(loadIndices(t.kLoads.front()), k, map);
+    vPlane = planeOf(loadIndices(t.vLoads.front()), v, map);
   }
   v.ptr = globalPtr(v.ptr, mul(vPlane, c(v.eltBytes)));
   vPlane = c(0);
@@ -280,7 +293,8 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   // ahead of the one at column c starts at c - k * BN and exists iff it is
   // not left of the run's last block.
   Value none = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  Value firstCol = c(0), anyBlock = none, lastCol = c(0);
+  Value firstCol = c(0), anyBlock = none;
+  lastCol = c(0);
   for (int64_t li = numLoops - 1; li >= 0; --li) {
     Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
     firstCol = sel(has, startAt(li, c(0)), firstCol);
@@ -349,103 +363,195 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     }
   }
 
-  // Online-softmax state in registers: acc = 0, m = -inf, l = 0; the stage
-  // holding the current block (and, with a producer, its phase parity).
-  int64_t dTiles = d / 8;
-  SmallVector<Value> state;
-  for (int64_t i = 0; i < mTiles * dTiles * 4; ++i)
-    state.push_back(cf(0.0));
-  for (int64_t i = 0; i < mTiles * 2; ++i)
-    state.push_back(cf(-std::numeric_limits<double>::infinity()));
-  for (int64_t i = 0; i < mTiles * 2; ++i)
-    state.push_back(cf(0.0));
-  int64_t nAcc = mTiles * dTiles * 4, nRows = mTiles * 2;
-  int64_t stageIdx = nAcc + 2 * nRows;
-  state.push_back(c(0));
+  // The grid's ops in order: the initial state, the KV loops (their bodies
+  // lowered op by op), the epilogue and the stores. Scalar index
+  // computations are lifted where they are used; the Q tile is in flight.
+  partialSums = findPartialSums(t.grid);
+  SmallVector<Value> pipeState = {c(0)};
   if (ws)
-    state.push_back(c(0));
-
-  for (int64_t li = 0; li < numLoops; ++li) {
-    TileUpdateOp update = t.updates[li];
-    auto loop = scf::ForOp::create(b, loc, c(0), trips[li], c(1), state);
-    loop->setAttr("flash.kv_loop", t.loops[li].getRoleAttr());
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value j = loop.getInductionVar();
-    SmallVector<Value> args(loop.getRegionIterArgs());
-    Value stage = args[stageIdx];
-    Value col0 = startAt(li, j);
-    Value stagePlus = add(stage, c(1));
-    Value wraps = cmp(arith::CmpIPredicate::eq, stagePlus, c(stages));
-    SmallVector<Value> next;
-    if (ws) {
-      // The producer fenced the block into the async proxy before its
-      // arrive; the wait acquires it.
-      Value phase = args[stageIdx + 1];
-      waitParity(mbarrier(true, stage), phase);
-      next = {sel(wraps, c(0), stagePlus), sel(wraps, sub(c(1), phase), phase)};
-    } else {
-      // This block has landed (and Q, the first time): at most `stages - 2`
-      // later groups may still be in flight. Every warp is done with the
-      // stage read last iteration, which the block `stages - 1` ahead now
-      // overwrites.
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
-      // wgmma reads shared memory through the async proxy: each thread's
-      // cp.async writes are fenced into it before the barrier publishes
-      // them.
-      if (wg)
-        fenceAsyncProxy();
-      gpu::BarrierOp::create(b, loc);
-      Value nextStart = sub(col0, c((stages - 1) * bn));
-      Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
-      // (stage - 1) mod stages; 1 - stage for the double buffer.
-      Value fillStage = stages == 2
-                            ? sub(c(1), stage)
-                            : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
-                                  c(stages - 1), sub(stage, c(1)));
-      {
-        auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-        emitKVCopy(nextStart, fillStage);
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
-      next = {stages == 2 ? fillStage : sel(wraps, c(0), stagePlus)};
+    pipeState.push_back(c(0));
+  int64_t li = 0;
+  for (Operation &op : t.grid.getBody().front().without_terminator()) {
+    if (isa<KVLoopOp>(op)) {
+      if (failed(emitKVLoop(li++, map, pipeState)))
+        return failure();
+      continue;
     }
-
-    SmallVector<Value> accV(args.begin(), args.begin() + nAcc);
-    SmallVector<Value> mV(args.begin() + nAcc, args.begin() + nAcc + nRows);
-    SmallVector<Value> lV(args.begin() + nAcc + nRows,
-                          args.begin() + nAcc + 2 * nRows);
-    SmallVector<Value> s = wg ? emitScoresWgmma(stage) : emitScores(stage);
-    emitSoftcap(s, update);
-    if (update.getMasked())
-      emitMask(s, row0, col0, update);
-    emitOnlineSoftmax(s, accV, mV, lV, update);
-    if (wg)
-      emitPVWgmma(s, accV, stage);
-    else
-      emitPV(s, accV, stage);
-    // Both GEMMs have waited for their reads of this stage.
-    if (ws)
-      arriveOn(mbarrier(false, stage));
-    SmallVector<Value> yield(accV);
-    yield.append(mV);
-    yield.append(lV);
-    yield.append(next);
-    scf::YieldOp::create(b, loc, yield);
-    state.assign(loop.getResults().begin(), loop.getResults().end());
+    if (failed(lowerOp(&op, map)))
+      return failure();
   }
-  if (numLoops)
-    b.setInsertionPointAfter(state.back().getDefiningOp());
-  SmallVector<Value> accF(state.begin(), state.begin() + nAcc);
-  SmallVector<Value> mF(state.begin() + nAcc, state.begin() + nAcc + nRows);
-  SmallVector<Value> lF(state.begin() + nAcc + nRows,
-                        state.begin() + nAcc + 2 * nRows);
-  emitEpilogue(accF, mF, lF, map);
   if (ws)
     b.setInsertionPointAfter(role);
   return finishKernel(hostArgs);
+}
+
+Value KernelEmitter::startAt(int64_t li, Value j, IRMapping &local) {
+  // Iteration j of a loop visits block ub - 1 - j (reversed) or lb + j.
+  KVLoopOp loop = t.loops[li];
+  Value block = loop.getReversed()
+                    ? sub(sub(lift(loop.getUpper(), local), c(1)), j)
+                    : add(lift(loop.getLower(), local), j);
+  local.map(loop.getBlockIndex(), block);
+  return lift(t.kLoads[li].getStart(), local);
+}
+
+LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
+  // A tile nobody reads (the LSE of an entry without an LSE output).
+  if (isOpTriviallyDead(op))
+    return success();
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return lowerFill(fill, map);
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
+    return lowerMatmul(matmul, map);
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    if (!generic.hasPureTensorSemantics() || generic.getNumResults() != 1)
+      return op->emitOpError("flash-to-gpu: a tile op computes one tensor");
+    if (generic.getNumReductionLoops() == 0)
+      return lowerElementwise(generic, map);
+    return lowerRowReduction(generic, map);
+  }
+  if (auto store = dyn_cast<TileStoreOp>(op))
+    return lowerStore(store, map);
+  // The copy schedule issues the tile loads; tensor.empty is only a shape.
+  if (isa<TileLoadOp, tensor::EmptyOp>(op))
+    return success();
+  // Scalars (index math, a kv_lens read) are lifted where they are used.
+  if (llvm::none_of(op->getResultTypes(),
+                    [](Type type) { return isa<ShapedType>(type); }) &&
+      (isMemoryEffectFree(op) || isa<memref::LoadOp>(op)))
+    return success();
+  return op->emitOpError("flash-to-gpu: no GPU lowering for this op in an "
+                         "attention grid");
+}
+
+LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
+                                        SmallVectorImpl<Value> &pipeState) {
+  KVLoopOp kvLoop = t.loops[li];
+  // The loop state: every iter_arg's registers, then the stage holding the
+  // current block (and, with a producer, its phase parity).
+  SmallVector<Value> state;
+  SmallVector<Fragment> inits;
+  for (auto [init, arg] :
+       llvm::zip(kvLoop.getInits(), kvLoop.getRegionIterArgs())) {
+    auto type = cast<RankedTensorType>(init.getType());
+    if (!type.getElementType().isF32() || type.getDimSize(0) != bm)
+      return kvLoop.emitOpError("flash-to-gpu: the KV loop's state must be "
+                                "f32 [block_m] and [block_m, n] tiles");
+    Fragment::Kind kind = stateKind(arg);
+    FailureOr<Fragment> f =
+        fragmentOf(init, kvLoop, kind == Fragment::RowPartial);
+    if (failed(f))
+      return failure();
+    if (f->kind != kind)
+      return kvLoop.emitOpError("flash-to-gpu: a loop-carried row vector "
+                                "changes layout");
+    llvm::append_range(state, f->regs);
+    inits.push_back(*f);
+  }
+  int64_t stageIdx = state.size();
+  state.append(pipeState.begin(), pipeState.end());
+
+  auto loop = scf::ForOp::create(b, loc, c(0), trips[li], c(1), state);
+  loop->setAttr("flash.kv_loop", kvLoop.getRoleAttr());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value j = loop.getInductionVar();
+  SmallVector<Value> args(loop.getRegionIterArgs());
+  Value stage = args[stageIdx];
+  // The loop's own values: its block index is iteration j's block.
+  IRMapping local = map;
+  Value col0 = startAt(li, j, local);
+  Value stagePlus = add(stage, c(1));
+  Value wraps = cmp(arith::CmpIPredicate::eq, stagePlus, c(stages));
+  SmallVector<Value> next;
+  if (ws) {
+    // The producer fenced the block into the async proxy before its
+    // arrive; the wait acquires it.
+    Value phase = args[stageIdx + 1];
+    waitParity(mbarrier(true, stage), phase);
+    next = {sel(wraps, c(0), stagePlus), sel(wraps, sub(c(1), phase), phase)};
+  } else {
+    // This block has landed (and Q, the first time): at most `stages - 2`
+    // later groups may still be in flight. Every warp is done with the
+    // stage read last iteration, which the block `stages - 1` ahead now
+    // overwrites.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+    // wgmma reads shared memory through the async proxy: each thread's
+    // cp.async writes are fenced into it before the barrier publishes
+    // them.
+    if (wg)
+      fenceAsyncProxy();
+    gpu::BarrierOp::create(b, loc);
+    Value nextStart = sub(col0, c((stages - 1) * bn));
+    Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
+    // (stage - 1) mod stages; 1 - stage for the double buffer.
+    Value fillStage = stages == 2
+                          ? sub(c(1), stage)
+                          : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
+                                c(stages - 1), sub(stage, c(1)));
+    {
+      auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      emitKVCopy(nextStart, fillStage);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    next = {stages == 2 ? fillStage : sel(wraps, c(0), stagePlus)};
+  }
+
+  // The body's ops on this iteration's registers.
+  int64_t pos = 0;
+  for (auto [arg, f] : llvm::zip(kvLoop.getRegionIterArgs(), inits)) {
+    Fragment cur = f;
+    for (Value &r : cur.regs)
+      r = args[pos++];
+    frags[arg] = std::move(cur);
+  }
+  curLoop = kvLoop;
+  curLoopIndex = li;
+  curStage = stage;
+  outerMap = &map;
+  curFor = loop;
+  auto done = llvm::make_scope_exit([&] {
+    curLoop = {};
+    outerMap = nullptr;
+    curFor = nullptr;
+  });
+  Block &body = kvLoop.getBody().front();
+  for (Operation &op : body.without_terminator())
+    if (failed(lowerOp(&op, local)))
+      return failure();
+  // Both GEMMs have waited for their reads of this stage.
+  if (ws)
+    arriveOn(mbarrier(false, stage));
+  SmallVector<Value> yield;
+  for (auto [value, arg] :
+       llvm::zip(cast<YieldOp>(body.getTerminator()).getValues(),
+                 kvLoop.getRegionIterArgs())) {
+    Fragment::Kind kind = stateKind(arg);
+    FailureOr<Fragment> f =
+        fragmentOf(value, kvLoop, kind == Fragment::RowPartial);
+    if (failed(f))
+      return failure();
+    if (f->kind != kind)
+      return kvLoop.emitOpError("flash-to-gpu: a loop-carried row vector "
+                                "changes layout");
+    llvm::append_range(yield, f->regs);
+  }
+  yield.append(next);
+  scf::YieldOp::create(b, loc, yield);
+
+  pos = 0;
+  for (auto [result, f] : llvm::zip(kvLoop.getResults(), inits)) {
+    Fragment out = f;
+    for (Value &r : out.regs)
+      r = loop.getResult(pos++);
+    frags[result] = std::move(out);
+  }
+  pipeState.assign(loop.getResults().begin() + stageIdx,
+                   loop.getResults().end());
+  b.setInsertionPointAfter(loop);
+  return success();
 }
 
 LogicalResult KernelEmitter::finishKernel(SmallVectorImpl<Value> &hostArgs) {

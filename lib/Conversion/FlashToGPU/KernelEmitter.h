@@ -1,28 +1,33 @@
 //===- KernelEmitter.h - FlashAttention-2 kernels for flash-to-gpu -*- C++ -*-===//
 //
 // The emitter of one FA2 forward kernel (or split-KV combine kernel) from a
-// flash.grid of tile-level ops. The kernel is built from the tiled IR: its
-// loop structure (the peeled masked/unmasked KV loops and their bounds),
-// every index computation (row and KV block starts, the GQA head mapping,
-// the trip counts) and the tile ops' attributes are cloned or read from
-// flash-tile's output; only the register-level realisation of a tile update
-// is written here, one member per FA2 idea, in one file per concern:
+// flash.grid of tile-level ops, after flash-online-softmax: the kernel is
+// the grid's own IR, lowered op by op. The loop structure (the peeled KV
+// loops and their bounds), every index computation and the whole
+// online-softmax math (the linalg ops flash-online-softmax wrote, the one
+// statement the CPU pipeline runs too) come from the grid; this emitter
+// decides where each tile value lives and lowers each op family there, in
+// one file per concern:
 //
 //   KernelEmitter.cpp  values moved into the kernel (lift/capture), the
-//                      kernel's loops, prefetch schedule and producer roles
+//                      kernel's loops, prefetch schedule and producer roles,
+//                      the dispatch of the grid's ops to the patterns below
+//   Layout.cpp         which row vectors may stay thread-partial sums
+//   Elementwise.cpp    linalg.fill, element-wise linalg.generic (per
+//                      register, instruction selection of the math ops),
+//                      row reductions (in-thread tree + quad shuffles)
 //   Memory.cpp         cp.async 16-byte copies into XOR-swizzled shared
-//                      memory, ldmatrix, the producer warpgroup's ring
-//   MMA.cpp            S = Q K^T and O += P V by mma.sync m16n8k16 (sm_80+)
+//                      memory, ldmatrix, the producer warpgroup's ring,
+//                      flash.tile_store of O and LSE
+//   MMA.cpp            linalg.matmul by mma.sync m16n8k16 (sm_80+)
 //   WGMMA.cpp          the same by wgmma.mma_async (sm_90a)
-//   Softmax.cpp        softcap, the element mask, the online softmax on
-//                      registers (quad shuffles, exp2 in one FFMA), the
-//                      epilogue O = acc / l, LSE = m * c + log l
 //   Combine.cpp        flash.combine's grid cloned as its own kernel
 //
-// Fragment layouts are the PTX ones for mma.m16n8k16 (row.col): lane l holds
-// rows g = l / 4 and g + 8, columns 2 * (l % 4) + {0, 1} of each 16 x 8
-// tile; wgmma's accumulators have the same per-warp layout (one m-tile per
-// warp), so the mask, online softmax and epilogue are shared.
+// Tile values are Fragments: the PTX layout of mma.m16n8k16's f32
+// accumulator (row.col), where lane l holds rows g = l / 4 and g + 8,
+// columns 2 * (l % 4) + {0, 1} of each 16 x 8 tile; wgmma's accumulators
+// have the same per-warp layout (one m-tile per warp). Q, K and V tiles
+// live in shared memory and are only read by the matmuls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,7 +40,9 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::flash::gpu_kernel {
 
@@ -49,18 +56,47 @@ inline FloatType b32(Type t) { return Float32Type::get(t.getContext()); }
 struct TiledAttention {
   GridOp grid;
   SmallVector<KVLoopOp> loops;
-  SmallVector<TileUpdateOp> updates;
-  TileLoadOp qLoad, kLoad, vLoad;
+  /// Each loop's K and V tile reads (the B operands of its two matmuls).
+  SmallVector<TileLoadOp> kLoads, vLoads;
+  TileLoadOp qLoad;
   TileStoreOp oStore, lseStore;
-  TileFinalizeOp finalize;
   /// K and V memrefs, and (paged) the block table; every KV loop reads the
   /// same plane (matchGrid), so the first loop's loads say it.
-  Value kSrc() { return kLoad.getSource(); }
-  Value vSrc() { return vLoad.getSource(); }
-  Value table() { return kLoad.getBlockTable(); }
+  Value kSrc() { return kLoads.front().getSource(); }
+  Value vSrc() { return vLoads.front().getSource(); }
+  Value table() { return kLoads.front().getBlockTable(); }
   /// Split-KV partial form: a fourth grid axis (the split), f32 outputs.
   bool partial() { return grid.isPartial(); }
 };
+
+/// A tile value spread over the threads of the program.
+struct Fragment {
+  enum Kind {
+    /// A [block_m, cols] tile in the accumulator layout; register
+    /// frag(mt, nt, r, cols / 8) holds row warpRow(mt) + g + 8 * (r / 2),
+    /// column 8 * nt + 2 * tq + r % 2. 16-bit tiles are packed: one i32
+    /// per two adjacent columns (r, r + 1), as mma operands and stores
+    /// want them.
+    Acc,
+    /// A [block_m] vector: register 2 * mt + h holds row warpRow(mt) + g +
+    /// 8 * h, the same in the four lanes of the quad that owns the row.
+    Row,
+    /// The same, but each lane holds a part of a sum: the row's value is
+    /// the quad's total (FA2's row sum l, reduced once in the epilogue).
+    RowPartial,
+  };
+  Kind kind = Acc;
+  Type elt;
+  int64_t cols = 0;
+  SmallVector<Value> regs;
+  bool packed() const { return kind == Acc && elt.getIntOrFloatBitWidth() == 16; }
+};
+
+/// The row vectors of `grid` that may be kept as thread-partial sums
+/// (Fragment::RowPartial): zero-initialised, loop-carried and only ever
+/// scaled by a row vector or increased by a row sum, so that the quad's
+/// reduction can wait until a use needs the total (Layout.cpp).
+llvm::DenseSet<Value> findPartialSums(GridOp grid);
 
 /// A global tensor seen from the kernel: its data pointer (global address
 /// space, offset applied) and its batch/head/sequence strides in elements.
@@ -258,16 +294,45 @@ private:
   void emitKVCopy(Value kvStart, Value stage);
   SmallVector<Value> emitScores(Value stage);
   SmallVector<Value> emitScoresWgmma(Value stage);
-  void emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
-  void emitSoftcap(SmallVectorImpl<Value> &s, TileUpdateOp update);
-  void emitMask(SmallVectorImpl<Value> &s, Value row0, Value col0,
-                TileUpdateOp update);
-  void emitOnlineSoftmax(SmallVectorImpl<Value> &s, SmallVectorImpl<Value> &acc,
-                         SmallVectorImpl<Value> &m, SmallVectorImpl<Value> &l,
-                         TileUpdateOp update);
+  /// acc += P V with P's packed 16-bit accumulator registers as the A
+  /// operand (FA2's register reuse: no shared-memory trip).
   void emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
-  void emitEpilogue(ArrayRef<Value> acc, ArrayRef<Value> m, ArrayRef<Value> l,
-                    IRMapping &map);
+  void emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
+  /// The first key of loop `li`'s iteration `j`; maps the loop's block
+  /// index in `local`.
+  Value startAt(int64_t li, Value j, IRMapping &local);
+  /// One flash.kv_loop as an scf.for over its blocks: the copy schedule,
+  /// then its body's ops.
+  LogicalResult emitKVLoop(int64_t li, IRMapping &map,
+                           SmallVectorImpl<Value> &pipeState);
+
+  // --- The patterns: one per op family of the grid -------------------------
+  /// Lowers one op of the grid (or of a KV loop's body) onto fragments.
+  LogicalResult lowerOp(Operation *op, IRMapping &map);
+  LogicalResult lowerFill(linalg::FillOp op, IRMapping &map);
+  LogicalResult lowerMatmul(linalg::MatmulOp op, IRMapping &map);
+  LogicalResult lowerElementwise(linalg::GenericOp op, IRMapping &map);
+  LogicalResult lowerRowReduction(linalg::GenericOp op, IRMapping &map);
+  LogicalResult lowerStore(TileStoreOp op, IRMapping &map);
+  /// Clones the scalar op `op` of a linalg body through `m` as one
+  /// instruction where the GPU has one (exp2, fma, tanh, log, max).
+  Value selectScalar(Operation &op, IRMapping &m);
+  /// The fragment of `v`, with a thread-partial row vector reduced to a
+  /// Row (once per value) unless `keepPartial`.
+  FailureOr<Fragment> fragmentOf(Value v, Operation *user,
+                                 bool keepPartial = false);
+  /// Element `idx` (unpacked numbering) of an Acc fragment.
+  Value element(const Fragment &f, int64_t idx);
+  /// The layout an iter_arg / yielded value takes in the loop state.
+  Fragment::Kind stateKind(Value v) {
+    if (cast<RankedTensorType>(v.getType()).getRank() == 2)
+      return Fragment::Acc;
+    return partialSums.contains(v) ? Fragment::RowPartial : Fragment::Row;
+  }
+  int64_t numRegs(Value tile) {
+    auto type = cast<RankedTensorType>(tile.getType());
+    return type.getRank() == 2 ? mTiles * type.getDimSize(1) / 2 : mTiles * 2;
+  }
 
   /// Ends the kernel and hands back the launch arguments (failure when a
   /// value could not be moved into the kernel).
@@ -321,6 +386,24 @@ private:
   KernelTensor table;
   Value tableRow, pageSize;
   DenseMap<Value, KernelTensor> lifted;
+
+  /// Where each tile value of the grid lives, once lowered.
+  DenseMap<Value, Fragment> frags;
+  /// Row totals of thread-partial sums, computed at their first use.
+  DenseMap<Value, Fragment> rowTotals;
+  llvm::DenseSet<Value> partialSums;
+  /// The KV loop being emitted, its stage register, the map and the
+  /// insertion point (before the loop) for values that do not depend on it.
+  /// Each KV loop's trip count; the first key of the run's last block.
+  SmallVector<Value> trips;
+  Value lastCol;
+  KVLoopOp curLoop;
+  int64_t curLoopIndex = 0;
+  Value curStage;
+  IRMapping *outerMap = nullptr;
+  Operation *curFor = nullptr;
+  /// The epilogue waited for every copy and every warp before O's staging.
+  bool epilogueFenced = false;
 };
 
 } // namespace mlir::flash::gpu_kernel

@@ -1,8 +1,10 @@
 //===- MMA.cpp - mma.sync GEMMs of the FA2 kernel ------------------------===//
 //
-// S = Q K^T and O += P V with mma.sync m16n8k16 (f32 accumulation): Q and K
-// fragments by ldmatrix, V by ldmatrix.trans, P packed to bf16/f16 in
-// registers as the A operand of the second MMA (FA2's register reuse).
+// The linalg.matmul pattern, and its mma.sync m16n8k16 realisation (f32
+// accumulation): S = Q K^T with Q and K fragments by ldmatrix from shared
+// memory, O += P V with V by ldmatrix.trans and P's packed accumulator
+// registers as the A operand (FA2's register reuse). The wgmma forms are in
+// WGMMA.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -103,7 +105,8 @@ SmallVector<Value> KernelEmitter::emitScores(Value stage) {
 }
 
 /// acc += P V. The S accumulators of n-tiles (2kp, 2kp+1) are exactly the
-/// A fragment of k-step kp once packed to 16 bits: no shared-memory trip.
+/// A fragment of k-step kp once packed to 16 bits (`p` is packed): no
+/// shared-memory trip.
 void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
                            Value stage) {
   int64_t nTiles = bn / 8, dTiles = d / 8;
@@ -116,11 +119,12 @@ void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
   for (int64_t kp = 0; kp < bn / 16; ++kp) {
     SmallVector<SmallVector<Value>> aFrags;
     for (int64_t mt = 0; mt < mTiles; ++mt) {
-      auto at = [&](int64_t nt, int64_t r) { return p[frag(mt, nt, r, nTiles)]; };
-      aFrags.push_back({packPair(at(2 * kp, 0), at(2 * kp, 1)),
-                        packPair(at(2 * kp, 2), at(2 * kp, 3)),
-                        packPair(at(2 * kp + 1, 0), at(2 * kp + 1, 1)),
-                        packPair(at(2 * kp + 1, 2), at(2 * kp + 1, 3))});
+      // The packed pair of (nt, r) and (nt, r + 1).
+      auto at = [&](int64_t nt, int64_t r) {
+        return p[frag(mt, nt, r, nTiles) / 2];
+      };
+      aFrags.push_back({at(2 * kp, 0), at(2 * kp, 2), at(2 * kp + 1, 0),
+                        at(2 * kp + 1, 2)});
     }
     for (int64_t q2 = 0; q2 < dTiles / 2; ++q2) {
       // V rows are keys: ldmatrix.trans turns row-major V into the "col"
@@ -131,6 +135,62 @@ void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
       mmaTilePair(aFrags, vf, acc, 2 * q2, dTiles);
     }
   }
+}
+
+/// linalg.matmul on fragments. The tiles the GEMMs read from shared memory
+/// are the grid's tile loads (the copy schedule put them there): S = Q K^T
+/// reads the Q tile and the loop's K tile (B indexed (n, k)) into a zero
+/// accumulator; O += P V reads P from registers (a packed 16-bit
+/// accumulator tile: the C layout is mma's A layout) and the loop's V tile.
+LogicalResult KernelEmitter::lowerMatmul(linalg::MatmulOp op, IRMapping &map) {
+  MLIRContext *mctx = op.getContext();
+  AffineExpr m, n, k;
+  bindDims(mctx, m, n, k);
+  auto maps3 = [&](AffineExpr b0, AffineExpr b1) {
+    return SmallVector<AffineMap>{AffineMap::get(3, 0, {m, k}, mctx),
+                                  AffineMap::get(3, 0, {b0, b1}, mctx),
+                                  AffineMap::get(3, 0, {m, n}, mctx)};
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Value a = op.getInputs()[0], bOp = op.getInputs()[1], init = op.getOutputs()[0];
+  auto bLoad = bOp.getDefiningOp<TileLoadOp>();
+  if (!curLoop || !bLoad || bLoad->getParentOp() != curLoop)
+    return op.emitOpError("flash-to-gpu: a matmul reads its B tile from its "
+                          "KV loop's flash.tile_load");
+  if (maps == maps3(n, k)) {
+    // S = Q K^T.
+    if (a != t.qLoad.getResult() || bLoad != t.kLoads[curLoopIndex])
+      return op.emitOpError("flash-to-gpu: S = Q K^T must read the Q tile and "
+                            "the loop's K tile");
+    auto fill = init.getDefiningOp<linalg::FillOp>();
+    if (!fill || !matchPattern(fill.getInputs()[0], m_AnyZeroFloat()))
+      return op.emitOpError("flash-to-gpu: S = Q K^T must start from zero");
+    Fragment s;
+    s.elt = f32;
+    s.cols = bn;
+    s.regs = wg ? emitScoresWgmma(curStage) : emitScores(curStage);
+    frags[op.getResult(0)] = std::move(s);
+    return success();
+  }
+  if (maps != maps3(k, n) || bLoad != t.vLoads[curLoopIndex])
+    return op.emitOpError("flash-to-gpu: a matmul must be S = Q K^T or "
+                          "O += P V with the loop's V tile");
+  FailureOr<Fragment> p = fragmentOf(a, op);
+  FailureOr<Fragment> acc = fragmentOf(init, op);
+  if (failed(p) || failed(acc))
+    return failure();
+  if (!p->packed() || p->elt != elt || p->cols != bn || acc->packed() ||
+      acc->cols != d)
+    return op.emitOpError("flash-to-gpu: O += P V needs P as a [block_m, "
+                          "block_n] tile of V's element type and an f32 "
+                          "[block_m, head_dim] accumulator");
+  Fragment out = *acc;
+  if (wg)
+    emitPVWgmma(p->regs, out.regs, curStage);
+  else
+    emitPV(p->regs, out.regs, curStage);
+  frags[op.getResult(0)] = std::move(out);
+  return success();
 }
 
 } // namespace mlir::flash::gpu_kernel

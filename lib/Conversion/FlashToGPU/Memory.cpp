@@ -4,7 +4,10 @@
 // (or wgmma's 128-byte-swizzle canonical layout), 16-byte cp.async copies of
 // Q and of K/V blocks (zero-filled past the sequence end, gathered per row
 // for paged K/V), ldmatrix, and FA3's producer warpgroup that fills the
-// K/V ring and publishes each block on an mbarrier.
+// K/V ring and publishes each block on an mbarrier; flash.tile_store of
+// the epilogue's O (16-bit O staged through the shared memory Q used and
+// written out in 16-byte chunks, split-KV's f32 partial O straight from the
+// registers) and of LSE (one lane per row).
 //
 //===----------------------------------------------------------------------===//
 
@@ -201,6 +204,102 @@ void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&last.getThenRegion().front());
   publish(0, sub(blocks, c(1)));
+}
+
+LogicalResult KernelEmitter::lowerStore(TileStoreOp op, IRMapping &map) {
+  bool isO = op == t.oStore;
+  if (!isO && op != t.lseStore)
+    return op.emitOpError("flash-to-gpu: only O and LSE are stored");
+  FailureOr<Fragment> f = fragmentOf(op.getTile(), op);
+  if (failed(f))
+    return failure();
+  if ((f->kind == Fragment::Acc) != isO || (isO && f->cols != d))
+    return op.emitOpError("flash-to-gpu: O must be a [block_m, head_dim] "
+                          "tile and LSE a [block_m] vector");
+  KernelTensor &kt = isO ? o : lse;
+  Value plane = isO ? oPlane : lsePlane;
+  Value row0 = lift(op.getIndices().back(), map);
+  Value rows = lift(op.getCount(), map);
+  if (!row0 || !rows)
+    return failure();
+  if (!epilogueFenced) {
+    // No copy may still be writing (a program with no KV block never
+    // waited for its Q), and every warp must be done reading Q before O
+    // overwrites it.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    syncConsumers();
+    epilogueFenced = true;
+  }
+  int64_t dTiles = d / 8;
+  auto ifRow = [&](Value cond, function_ref<void()> body) {
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    body();
+  };
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h) {
+      Value localRow = add(warpRow(mt), add(g, c(8 * h)));
+      Value inside = cmp(arith::CmpIPredicate::slt, localRow, rows);
+      Value row = add(row0, localRow);
+      if (!isO) {
+        // LSE: the quad's first lane writes its row.
+        Value first = cmp(arith::CmpIPredicate::eq, tq, c(0));
+        ifRow(arith::AndIOp::create(b, loc, first, inside), [&] {
+          Value elem = add(plane, mul(row, kt.strideS));
+          LLVM::StoreOp::create(b, loc, f->regs[2 * mt + h],
+                                globalPtr(kt.ptr, mul(elem, c(4))), 4);
+        });
+        continue;
+      }
+      if (!f->packed()) {
+        // f32 partial O: two floats per thread and d-tile, straight from
+        // the accumulators (no staging through shared memory).
+        ifRow(inside, [&] {
+          auto v2f32 = VectorType::get({2}, f32);
+          for (int64_t dt = 0; dt < dTiles; ++dt) {
+            Value pair = LLVM::UndefOp::create(b, loc, v2f32);
+            for (int64_t e = 0; e < 2; ++e)
+              pair = LLVM::InsertElementOp::create(
+                  b, loc, pair, f->regs[frag(mt, dt, 2 * h + e, dTiles)],
+                  ci32(e));
+            Value elem = add(plane, add(mul(row, kt.strideS),
+                                        add(c(dt * 8), mul(tq, c(2)))));
+            LLVM::StoreOp::create(b, loc, pair,
+                                  globalPtr(kt.ptr, mul(elem, c(4))), 8);
+          }
+        });
+        continue;
+      }
+      for (int64_t dt = 0; dt < dTiles; ++dt) {
+        Value off = add(swizzled(localRow, c(dt), bm), mul(tq, c(4)));
+        LLVM::StoreOp::create(b, loc, f->regs[frag(mt, dt, 2 * h, dTiles) / 2],
+                              smemPtr(off), /*alignment=*/4);
+      }
+    }
+  if (!isO || !f->packed())
+    return success();
+  syncConsumers();
+  // 16-byte chunks of the staged O block; tail rows are not stored.
+  int64_t chunksPerRow = d / 8, total = bm * chunksPerRow;
+  auto v4i32 = VectorType::get({4}, i32);
+  for (int64_t i = 0; i * threads < total; ++i) {
+    Value id = add(tid, c(i * threads));
+    Value r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
+    Value ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
+    Value ok = cmp(arith::CmpIPredicate::slt, r, rows);
+    if (total % threads != 0)
+      ok = arith::AndIOp::create(b, loc, ok,
+                                 cmp(arith::CmpIPredicate::ult, id, c(total)));
+    ifRow(ok, [&] {
+      Value chunk = LLVM::LoadOp::create(b, loc, v4i32,
+                                         smemPtr(swizzled(r, ch, bm)), 16);
+      Value elem = add(plane, add(mul(add(row0, r), kt.strideS), mul(ch, c(8))));
+      LLVM::StoreOp::create(b, loc, chunk, globalPtr(kt.ptr, mul(elem, c(2))),
+                            16);
+    });
+  }
+  return success();
 }
 
 } // namespace mlir::flash::gpu_kernel

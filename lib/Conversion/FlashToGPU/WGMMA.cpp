@@ -105,13 +105,11 @@ void KernelEmitter::emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
   // Every A register is written before the fence (ptxas otherwise injects
   // one before each wgmma that reads a register written after it).
-  auto at = [&](int64_t nt, int64_t r) { return p[frag(0, nt, r, nTiles)]; };
+  auto at = [&](int64_t nt, int64_t r) { return p[frag(0, nt, r, nTiles) / 2]; };
   SmallVector<SmallVector<Value>> aFrags;
   for (int64_t kp = 0; kp < bn / 16; ++kp)
-    aFrags.push_back({packPair(at(2 * kp, 0), at(2 * kp, 1)),
-                      packPair(at(2 * kp, 2), at(2 * kp, 3)),
-                      packPair(at(2 * kp + 1, 0), at(2 * kp + 1, 1)),
-                      packPair(at(2 * kp + 1, 2), at(2 * kp + 1, 3))});
+    aFrags.push_back({at(2 * kp, 0), at(2 * kp, 2), at(2 * kp + 1, 0),
+                      at(2 * kp + 1, 2)});
   SmallVector<Value> descs;
   for (int64_t kp = 0; kp < bn / 16; ++kp)
     descs.push_back(descPlus(vDesc, kp * 2 * 1024));

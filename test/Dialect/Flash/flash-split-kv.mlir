@@ -17,7 +17,7 @@
 // TILE-LABEL: func.func @fixed
 // The partial grid gains the split axis (its bound is O_part's dim 0);
 // every KV range is clipped to the split's run of blocks.
-// TILE:       flash.grid (%{{.*}}, %[[H:.*]], %[[B:.*]], %[[S:.*]]) in ({{.*}}, {{.*}}, {{.*}}, %[[NS:.*]]) attributes {config = #flash.config<{{.*}}splits = 3>}
+// TILE:       flash.grid (%{{.*}}, %[[H:.*]], %[[B:.*]], %[[S:.*]]) in ({{.*}}, {{.*}}, {{.*}}, %[[NS:.*]]) attributes {{{.*}}config = #flash.config<{{.*}}splits = 3>, scale = {{.+}}}
 // TILE:         %[[PER:.*]] = arith.ceildivsi %{{.*}}, %[[NS]]
 // TILE:         arith.muli %[[S]], %[[PER]]
 // TILE:         flash.tile_update {{.*}} {causal, masked

@@ -35,7 +35,7 @@
 // CHECK: tensor.extract_slice %{{.+}}[0] [%[[ROWS]]] [1] : tensor<64xf32> to tensor<?xf32>
 // CHECK-NOT: flash.
 func.func @structure(%q: !T, %k: !T, %o: !T, %lse: memref<?x?x?xf32>, %nm: index, %nh: index, %nb: index, %lo: index, %hi: index, %sq: index, %sk: index) {
-  flash.grid (%m, %h, %b) in (%nm, %nh, %nb) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} {
+  flash.grid (%m, %h, %b) in (%nm, %nh, %nb) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.250000e-01 : f32} {
     %c64 = arith.constant 64 : index
     %c32 = arith.constant 32 : index
     %row = arith.muli %m, %c64 : index
@@ -78,7 +78,7 @@ func.func @structure(%q: !T, %k: !T, %o: !T, %lse: memref<?x?x?xf32>, %nm: index
 // CHECK: memref.load %[[K]][%[[PAGE]], %[[H]], %[[SLOT]], %{{.+}}]
 // CHECK: memref.subview %[[OP]][%[[S]], %[[B]], %[[H]], %{{.+}}, 0] [1, 1, 1, %{{.+}}, 64]
 func.func @paged_split(%k: !P, %table: memref<?x?xi32>, %op: memref<?x?x?x?x64xf32>, %nm: index, %nh: index, %nb: index, %ns: index, %lo: index, %hi: index, %sk: index) {
-  flash.grid (%m, %h, %b, %s) in (%nm, %nh, %nb, %ns) attributes {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>} {
+  flash.grid (%m, %h, %b, %s) in (%nm, %nh, %nb, %ns) attributes {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>, scale = 1.250000e-01 : f32} {
     %c64 = arith.constant 64 : index
     %init = tensor.empty() : tensor<64x64xf32>
     %r = flash.kv_loop %j = %lo to %hi iter_args(%acc = %init) -> (tensor<64x64xf32>) attributes {role = "main"} {

@@ -21,7 +21,7 @@
 // CHECK-DAG: %[[GROUP:.+]] = arith.divui %[[HQ]], %[[HKV]]
 // CHECK-DAG: %[[NMB:.+]] = arith.ceildivsi %[[SQ]], %c64
 // The grid: (m block, head, batch), an op with its verified config.
-// CHECK: flash.grid (%[[MB:.+]], %[[H:.+]], %[[BI:.+]]) in (%[[NMB]], %[[HQ]], %[[B]]) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>}
+// CHECK: flash.grid (%[[MB:.+]], %[[H:.+]], %[[BI:.+]]) in (%[[NMB]], %[[HQ]], %[[B]]) attributes {causal, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.250000e-01 : f32}
 // GQA: KV head = h / (Hq / Hkv).
 // CHECK: %[[KVH:.+]] = arith.divui %[[H]], %[[GROUP]]
 // CHECK: %[[ROW0:.+]] = arith.muli %[[MB]], %c64
@@ -107,7 +107,7 @@ func.func @ragged(%q: memref<1x1x?x64xf32>, %k: memref<1x1x?x64xf32>, %v: memref
 // which min(2, n) are on the diagonal band: 7 masked, 3 unmasked per
 // (batch, head), times 2 x 2.
 // CHECK-LABEL: func.func @counts
-// CHECK: flash.grid {{.+}} attributes {config = #flash.config<{{.*}}>, masked_iterations = 28 : i64, unmasked_iterations = 12 : i64}
+// CHECK: flash.grid {{.+}} attributes {causal, config = #flash.config<{{.*}}>, masked_iterations = 28 : i64, scale = {{.+}}, unmasked_iterations = 12 : i64}
 func.func @counts(%q: memref<2x2x256x64xf32>, %k: memref<2x2x256x64xf32>, %v: memref<2x2x256x64xf32>, %o: memref<2x2x256x64xf32>) {
   flash.attention ins(%q, %k, %v : memref<2x2x256x64xf32>, memref<2x2x256x64xf32>, memref<2x2x256x64xf32>) outs(%o : memref<2x2x256x64xf32>)
       {causal, config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
@@ -119,7 +119,7 @@ func.func @counts(%q: memref<2x2x256x64xf32>, %k: memref<2x2x256x64xf32>, %v: me
 // Non-causal 128 x 100 over 2 batches x 3 heads, BM = BN = 64: per row
 // block one full block and one ragged (masked) one: 2 x 2 x 6 = 12 / 12.
 // CHECK-LABEL: func.func @counts_ragged
-// CHECK: flash.grid {{.+}} attributes {config = #flash.config<{{.*}}>, masked_iterations = 12 : i64, unmasked_iterations = 12 : i64}
+// CHECK: flash.grid {{.+}} attributes {config = #flash.config<{{.*}}>, masked_iterations = 12 : i64, scale = {{.+}}, unmasked_iterations = 12 : i64}
 func.func @counts_ragged(%q: memref<2x3x128x64xf32>, %k: memref<2x3x100x64xf32>, %v: memref<2x3x100x64xf32>, %o: memref<2x3x128x64xf32>) {
   flash.attention ins(%q, %k, %v : memref<2x3x128x64xf32>, memref<2x3x100x64xf32>, memref<2x3x100x64xf32>) outs(%o : memref<2x3x128x64xf32>)
       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}

@@ -1,5 +1,5 @@
-// RUN: sed -e 's/, wgmma = true//' %s | flash-opt --flash-tile --flash-to-gpu --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,MMA
-// RUN: flash-opt %s --flash-tile --flash-to-gpu="chip=sm_90a" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,WG
+// RUN: sed -e 's/, wgmma = true//' %s | flash-opt --flash-tile --flash-online-softmax --flash-to-gpu --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,MMA
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-to-gpu="chip=sm_90a" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,WG
 
 // The arithmetic of the GPU kernels flash-to-gpu emits, pinned formula by
 // formula (no GPU runs in CI; bench/correctness.py runs the kernels on an
@@ -55,14 +55,15 @@
 // CHECK-NEXT: %[[BLK:.*]] = arith.subi %{{.*}}, %[[IV]] : index
 // CHECK-NEXT: %[[COL0:.*]] = arith.muli %[[BLK]], %c32 : index
 // WG: nvvm.wgmma.mma_async
-// CHECK: %[[WROW:.*]] = arith.muli %[[WARP]], %c16 : index
 // MMA: nvvm.mma.sync
-// Mask of the first row (g) and its first two columns.
-// CHECK: %[[R:.*]] = arith.addi %[[WROW]], %[[G]] : index
-// CHECK-NEXT: %[[QROW:.*]] = arith.addi %[[ROW0]], %[[R]] : index
-// CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
+// The mask generic per register: linalg.index 0 is the register's row
+// 16 * warp + g (16 * warp is shared with the GEMM's addressing),
+// linalg.index 1 its column 2 * (lane % 4).
+// CHECK: %[[R:.*]] = arith.addi %[[WROW:.*]], %[[G]] : index
 // CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
+// CHECK-NEXT: %[[QROW:.*]] = arith.addi %[[ROW0]], %[[R]] : index
 // CHECK-NEXT: %[[J:.*]] = arith.addi %[[COL0]], %[[TQ2]] : index
+// CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
 // CHECK-NEXT: %[[END:.*]] = arith.cmpi slt, %[[J]], %[[SK]] : index
 // CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[DIAG]] : index
 // CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[END]], %[[CAUSAL]] : i1
@@ -74,52 +75,73 @@
 // CHECK-NEXT: %[[VIS1:.*]] = arith.andi %[[END1]], %[[CAUSAL1]] : i1
 // CHECK-NEXT: %[[S1:.*]] = arith.select %[[VIS1]], %{{.*}}, %[[NINF]] : f32
 // The second row of the thread: g + 8, same columns.
-// CHECK: %[[G8:.*]] = arith.addi %[[G]], %c8 : index
+// CHECK-NEXT: %[[G8:.*]] = arith.addi %[[G]], %c8 : index
 // CHECK-NEXT: %[[R8:.*]] = arith.addi %[[WROW]], %[[G8]] : index
 // CHECK-NEXT: %[[QROW8:.*]] = arith.addi %[[ROW0]], %[[R8]] : index
 // CHECK-NEXT: %[[DIAG8:.*]] = arith.addi %[[QROW8]], %[[OFF]] : index
 // CHECK-NEXT: %[[CAUSAL8:.*]] = arith.cmpi sle, %[[J]], %[[DIAG8]] : index
 // CHECK-NEXT: %[[VIS8:.*]] = arith.andi %[[END]], %[[CAUSAL8]] : i1
-// Online softmax of the first row.
-// CHECK: %[[RMAX:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%[[M0]], %{{.*}}) : (f32, f32) -> f32
+// The next n-tile: 8 columns on.
+// CHECK: %[[TQ28:.*]] = arith.addi %[[TQ2]], %c8 : index
+// CHECK-NEXT: %[[J8:.*]] = arith.addi %[[COL0]], %[[TQ28]] : index
+// Row max of the first row: the in-thread tree, the running max m, then
+// the quad (xor 1, 2).
+// CHECK: llvm.call_intrinsic "llvm.maxnum.f32"(%[[S0]], %[[S1]])
+// CHECK: %[[RMAX:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%{{.*}}, %[[M0]]) : (f32, f32) -> f32
 // CHECK-NEXT: %[[X1:.*]], %{{.*}} = gpu.shuffle  xor %[[RMAX]], %c1_i32, %c32_i32 : f32
 // CHECK-NEXT: %[[RMAX1:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%[[RMAX]], %[[X1]])
 // CHECK-NEXT: %[[X2:.*]], %{{.*}} = gpu.shuffle  xor %[[RMAX1]], %c2_i32, %c32_i32 : f32
 // CHECK-NEXT: %[[MNEW:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%[[RMAX1]], %[[X2]])
-// CHECK-NEXT: %[[NOKEY:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NINF]] : f32
-// CHECK-NEXT: %[[MSC:.*]] = arith.mulf %[[MNEW]], %[[CL2E]] : f32
+// ms = m_new * c * log2(e), 0 while the row saw no key; P = exp2 of one
+// FMA per register; alpha = exp2(m * c * log2(e) - ms).
+// CHECK: %[[MSC:.*]] = arith.mulf %[[MNEW]], %[[CL2E]] fastmath<contract> : f32
+// CHECK-NEXT: %[[NOKEY:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NINF]] fastmath<contract> : f32
 // CHECK-NEXT: %[[MS:.*]] = arith.select %[[NOKEY]], %[[ZERO]], %[[MSC]] : f32
-// CHECK-NEXT: %[[NEGMS:.*]] = arith.negf %[[MS]] : f32
-// CHECK-NEXT: %[[AX:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[M0]], %[[CL2E]], %[[NEGMS]])
-// CHECK-NEXT: %[[ALPHA:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[AX]])
+// CHECK: %[[NEGMS:.*]] = arith.negf %[[MS]] fastmath<contract> : f32
 // CHECK-NEXT: %[[PX0:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[S0]], %[[CL2E]], %[[NEGMS]])
 // CHECK-NEXT: %[[P0:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[PX0]])
 // CHECK-NEXT: %[[PX1:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[S1]], %[[CL2E]], %[[NEGMS]])
 // CHECK-NEXT: %[[P1:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[PX1]])
-// CHECK: %[[PSUM01:.*]] = arith.addf %[[P0]], %[[P1]] : f32
-// CHECK: %{{.*}} = llvm.call_intrinsic "llvm.fma.f32"(%[[L0]], %[[ALPHA]], %[[ROWSUM:.*]]) :
-// CHECK-NEXT: %{{.*}} = arith.mulf %arg33, %[[ALPHA]] : f32
+// CHECK: %[[AX:.*]] = llvm.call_intrinsic "llvm.fma.f32"(%[[M0]], %[[CL2E]], %[[NEGMS]])
+// CHECK-NEXT: %[[ALPHA:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[AX]])
+// l stays a thread-partial sum: l * alpha plus the thread's own P, no
+// shuffle for it anywhere in the loop.
+// CHECK: %[[LS:.*]] = arith.mulf %[[L0]], %[[ALPHA]] fastmath<contract> : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: arith.addf %[[P1]], %[[P0]] fastmath<contract> : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: arith.addf %[[LS]], %{{.*}} fastmath<contract> : f32
+// CHECK-NOT: gpu.shuffle
+// acc *= alpha; P packed in register pairs for the second GEMM.
+// CHECK: arith.mulf %{{.*}}, %[[ALPHA]] fastmath<contract> : f32
+// CHECK-NOT: gpu.shuffle
+// CHECK: %[[PV0:.*]] = llvm.insertelement %[[P0]], %{{.*}}[%c0_i32 : i32] : vector<2xf32>
+// CHECK-NEXT: %[[PV1:.*]] = llvm.insertelement %[[P1]], %[[PV0]][%c1_i32 : i32] : vector<2xf32>
+// CHECK-NEXT: arith.truncf %[[PV1]] : vector<2xf32> to vector<2xbf16>
+// CHECK-NOT: gpu.shuffle
 // CHECK: } {flash.kv_loop = "masked_right"}
 // The unmasked loop carries the same slots on.
 // CHECK: %[[MAIN:.*]]:[[N]] = scf.for {{.*}} iter_args({{.*}}%[[MM0:arg[0-9]+]] = %[[FIRST]]#[[MI:[0-9]+]], %{{.*}} = %[[FIRST]]#{{[0-9]+}}, %[[ML0:arg[0-9]+]] = %[[FIRST]]#[[LI:[0-9]+]], %{{.*}} = %[[FIRST]]#{{[0-9]+}}, %{{.*}} = %[[FIRST]]#{{[0-9]+}})
-// CHECK: llvm.call_intrinsic "llvm.maxnum.f32"(%[[MM0]], %{{.*}})
+// CHECK: llvm.call_intrinsic "llvm.maxnum.f32"(%{{.*}}, %[[MM0]])
 // CHECK: llvm.call_intrinsic "llvm.fma.f32"(%[[MM0]], %[[CL2E]], %{{.*}})
-// CHECK: llvm.call_intrinsic "llvm.fma.f32"(%[[ML0]], %{{.*}}, %{{.*}})
+// CHECK: arith.mulf %[[ML0]], %{{.*}} fastmath<contract> : f32
 // CHECK: } {flash.kv_loop = "main"}
-// Epilogue of the first row.
-// CHECK: %[[LX1:.*]], %{{.*}} = gpu.shuffle  xor %[[MAIN]]#[[LI]], %c1_i32, %c32_i32 : f32
+// Epilogue of the first row: the quad's total of l, once.
+// CHECK-NEXT: %[[LX1:.*]], %{{.*}} = gpu.shuffle  xor %[[MAIN]]#[[LI]], %c1_i32, %c32_i32 : f32
 // CHECK-NEXT: %[[LS1:.*]] = arith.addf %[[MAIN]]#[[LI]], %[[LX1]] : f32
 // CHECK-NEXT: %[[LX2:.*]], %{{.*}} = gpu.shuffle  xor %[[LS1]], %c2_i32, %c32_i32 : f32
 // CHECK-NEXT: %[[LSUM:.*]] = arith.addf %[[LS1]], %[[LX2]] : f32
-// CHECK-NEXT: %[[EMPTY:.*]] = arith.cmpf oeq, %[[LSUM]], %[[ZERO]] : f32
-// CHECK-NEXT: %[[RCP:.*]] = arith.divf %[[ONE]], %[[LSUM]] : f32
+// O = acc * (l == 0 ? 0 : 1 / l).
+// CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[LSUM]], %[[ZERO]] fastmath<contract> : f32
+// CHECK-NEXT: %[[RCP:.*]] = arith.divf %[[ONE]], %[[LSUM]] fastmath<contract> : f32
 // CHECK-NEXT: %[[INV:.*]] = arith.select %[[EMPTY]], %[[ZERO]], %[[RCP]] : f32
-// CHECK: arith.mulf %[[MAIN]]#1, %[[INV]] : f32
-// CHECK-NEXT: arith.mulf %[[MAIN]]#0, %[[INV]] : f32
-// CHECK: %[[LG:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[LSUM]]) : (f32) -> f32
+// CHECK-NEXT: arith.mulf %[[MAIN]]#0, %[[INV]] fastmath<contract> : f32
+// CHECK-NEXT: arith.mulf %[[MAIN]]#1, %[[INV]] fastmath<contract> : f32
+// LSE = m * c + ln2 * log2(l), -inf for a row that saw no key.
+// CHECK: %[[MC:.*]] = arith.mulf %[[MAIN]]#[[MI]], %[[LSEC]] fastmath<contract> : f32
+// CHECK-NEXT: %[[LG:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[LSUM]]) : (f32) -> f32
 // CHECK-NEXT: %[[LN:.*]] = arith.mulf %[[LG]], %[[LN2]] : f32
-// CHECK-NEXT: %[[MC:.*]] = arith.mulf %[[MAIN]]#[[MI]], %[[LSEC]] : f32
-// CHECK-NEXT: %[[LSEV:.*]] = arith.addf %[[MC]], %[[LN]] : f32
+// CHECK-NEXT: %[[LSEV:.*]] = arith.addf %[[MC]], %[[LN]] fastmath<contract> : f32
 // CHECK-NEXT: %[[LSE:.*]] = arith.select %[[EMPTY]], %[[NINF]], %[[LSEV]] : f32
 // CHECK: llvm.store %[[LSE]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
 func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
@@ -156,16 +178,15 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 // CHECK: scf.for %[[IV:.*]] = {{.*}} iter_args({{.*}}%[[M0:arg[0-9]+]] = %[[NINF]], %{{.*}} = %[[NINF]], %{{.*}} = %cst{{.*}}, %{{.*}} = %cst{{.*}}, %{{.*}} = %c0)
 // CHECK-NEXT: %[[BLK:.*]] = arith.subi %{{.*}}, %[[IV]] : index
 // CHECK-NEXT: %[[COL0:.*]] = arith.muli %[[BLK]], %c32 : index
-// Softcap on the raw S, then the mask on the capped values.
-// CHECK-DAG: %[[WROW:.*]] = arith.muli %[[WARP]], %c16 : index
-// CHECK-DAG: %[[PX:.*]] = arith.mulf %{{.*}}, %[[PRE]] : f32
-// CHECK-DAG: %[[TH:.*]] = llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[PX]] : (f32) -> f32
-// CHECK-DAG: %[[SC0:.*]] = arith.mulf %[[TH]], %[[CAP]] : f32
-// CHECK: %[[R:.*]] = arith.addi %[[WROW]], %[[G]] : index
-// CHECK-NEXT: %[[QROW:.*]] = arith.addi %[[ROW0]], %[[R]] : index
-// CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
+// Softcap on the raw S (each register), then the mask on the capped values.
+// CHECK: %[[PX:.*]] = arith.mulf %{{.*}}, %[[PRE]] fastmath<contract> : f32
+// CHECK-NEXT: %[[TH:.*]] = llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[PX]] : (f32) -> f32
+// CHECK-NEXT: %[[SC0:.*]] = arith.mulf %[[TH]], %[[CAP]] fastmath<contract> : f32
+// CHECK: %[[R:.*]] = arith.addi %[[WROW:.*]], %[[G]] : index
 // CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
+// CHECK-NEXT: %[[QROW:.*]] = arith.addi %[[ROW0]], %[[R]] : index
 // CHECK-NEXT: %[[J:.*]] = arith.addi %[[COL0]], %[[TQ2]] : index
+// CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
 // CHECK-NEXT: %[[END:.*]] = arith.cmpi slt, %[[J]], %[[SK]] : index
 // CHECK-NEXT: %[[HI:.*]] = arith.addi %[[DIAG]], %c3 : index
 // CHECK-NEXT: %[[RIGHT:.*]] = arith.cmpi sle, %[[J]], %[[HI]] : index
@@ -173,16 +194,16 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 // CHECK-NEXT: %[[LO:.*]] = arith.subi %[[DIAG]], %c5 : index
 // CHECK-NEXT: %[[LEFT:.*]] = arith.cmpi sge, %[[J]], %[[LO]] : index
 // CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[V1]], %[[LEFT]] : i1
-// CHECK-NEXT: %[[S0:.*]] = arith.select %[[VIS]], %{{.*}}, %[[NINF]] : f32
+// CHECK-NEXT: %[[S0:.*]] = arith.select %[[VIS]], %[[SC0]], %[[NINF]] : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // CHECK-NEXT: %[[MNEW:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%{{.*}}, %{{.*}})
-// CHECK-NEXT: %[[NOKEY:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NINF]] : f32
-// CHECK-NEXT: %[[MSC:.*]] = arith.mulf %[[MNEW]], %[[L2E]] : f32
+// CHECK: %[[MSC:.*]] = arith.mulf %[[MNEW]], %[[L2E]] fastmath<contract> : f32
+// CHECK-NEXT: %[[NOKEY:.*]] = arith.cmpf oeq, %[[MNEW]], %[[NINF]] fastmath<contract> : f32
 // CHECK-NEXT: %[[MS:.*]] = arith.select %[[NOKEY]], %{{.*}}, %[[MSC]] : f32
-// CHECK-NEXT: %[[NEGMS:.*]] = arith.negf %[[MS]] : f32
-// CHECK-NEXT: llvm.call_intrinsic "llvm.fma.f32"(%[[M0]], %[[L2E]], %[[NEGMS]])
-// CHECK-NEXT: llvm.nvvm.ex2.approx.ftz.f
+// CHECK: %[[NEGMS:.*]] = arith.negf %[[MS]] fastmath<contract> : f32
 // CHECK-NEXT: llvm.call_intrinsic "llvm.fma.f32"(%[[S0]], %[[L2E]], %[[NEGMS]])
+// CHECK-NEXT: llvm.nvvm.ex2.approx.ftz.f
+// CHECK: llvm.call_intrinsic "llvm.fma.f32"(%[[M0]], %[[L2E]], %[[NEGMS]])
 // CHECK: } {flash.kv_loop = "masked_right"}
 // CHECK: %[[MAIN:.*]]:{{[0-9]+}} = scf.for
 // CHECK: } {flash.kv_loop = "main"}
@@ -192,10 +213,10 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 // CHECK: gpu.shuffle  xor %[[LEFTL]]#[[LI]], %c1_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
 // CHECK-NEXT: %[[LSUM:.*]] = arith.addf
-// CHECK-NEXT: %[[EMPTY:.*]] = arith.cmpf oeq, %[[LSUM]], %{{.*}} : f32
+// CHECK: %[[EMPTY:.*]] = arith.cmpf oeq, %[[LSUM]], %{{.*}} : f32
 // CHECK: %[[LG:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[LSUM]]) : (f32) -> f32
 // CHECK-NEXT: %[[LN:.*]] = arith.mulf %[[LG]], %[[LN2]] : f32
-// CHECK-NEXT: %[[LSEV:.*]] = arith.addf %[[LEFTL]]#[[MI]], %[[LN]] : f32
+// CHECK-NEXT: %[[LSEV:.*]] = arith.addf %[[LEFTL]]#[[MI]], %[[LN]] fastmath<contract> : f32
 // CHECK-NEXT: %[[LSE:.*]] = arith.select %[[EMPTY]], %[[NINF]], %[[LSEV]] : f32
 func.func @window_softcap(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)

@@ -13,7 +13,7 @@ func.func @grid_no_config(%n: index) {
 
 func.func @grid_axes(%n: index) {
   // expected-error @+1 {{an attention grid has 3 axes (Q row block, head, batch) or 4 (and the split), not 2}}
-  flash.grid (%m, %h) in (%n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} {
+  flash.grid (%m, %h) in (%n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
   }
   return
 }
@@ -22,7 +22,7 @@ func.func @grid_axes(%n: index) {
 
 func.func @grid_split_axis(%n: index) {
   // expected-error @+1 {{a config with splits != 1 needs the split axis}}
-  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, splits = 2>} {
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, splits = 2>, scale = 1.0 : f32} {
   }
   return
 }
@@ -30,8 +30,44 @@ func.func @grid_split_axis(%n: index) {
 // -----
 
 func.func @combine_config(%n: index) {
-  // expected-error @+1 {{a combine grid takes no #flash.config}}
+  // expected-error @+1 {{a combine grid takes no #flash.config and no attention attributes}}
   flash.grid (%r, %h, %b) in (%n, %n, %n) attributes {combine, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_no_scale(%n: index) {
+  // expected-error @+1 {{an attention grid needs the attention's scale}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_window(%n: index) {
+  // expected-error @+1 {{window must be (left, right)}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32, window = array<i64: 3>} {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_softcap(%n: index) {
+  // expected-error @+1 {{softcap must be positive}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32, softcap = 0.0 : f32} {
+  }
+  return
+}
+
+// -----
+
+func.func @combine_semantics(%n: index) {
+  // expected-error @+1 {{a combine grid takes no #flash.config and no attention attributes}}
+  flash.grid (%r, %h, %b) in (%n, %n, %n) attributes {causal, combine} {
   }
   return
 }

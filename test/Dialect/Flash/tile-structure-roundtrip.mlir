@@ -6,7 +6,7 @@
 
 !T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: func.func @structure
-// CHECK: flash.grid (%[[M:.+]], %[[H:.+]], %[[B:.+]]) in (%{{.+}}, %{{.+}}, %{{.+}}) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, masked_iterations = 3 : i64, unmasked_iterations = 4 : i64} {
+// CHECK: flash.grid (%[[M:.+]], %[[H:.+]], %[[B:.+]]) in (%{{.+}}, %{{.+}}, %{{.+}}) attributes {causal, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, masked_iterations = 3 : i64, scale = 1.250000e-01 : f32, softcap = 3.000000e+01 : f32, unmasked_iterations = 4 : i64, window = array<i64: 100, 0>} {
 // CHECK: %[[QT:.+]] = flash.tile_load %{{.+}}[%[[B]], %[[H]], %{{.+}}] limit %{{.+}} : memref<{{.+}}> -> tensor<64x64xbf16>
 // CHECK: %{{.+}}:2 = flash.kv_loop %[[J:.+]] = %{{.+}} to %{{.+}} reversed iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<64x64xf32>, tensor<64xf32>) attributes {role = "masked_right"} {
 // CHECK: flash.tile_load %{{.+}}[%[[B]], %[[H]], %[[J]]] limit %{{.+}} pages(%{{.+}} : memref<?x?xi32>)
@@ -16,7 +16,7 @@
 // CHECK: flash.tile_store %{{.+}}, %{{.+}}[%[[B]], %[[H]], %{{.+}}] rows %{{.+}} : tensor<64x64xf32> -> memref<?x?x?x64xf32>
 // CHECK: flash.grid (%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}}, %{{.+}}, %{{.+}}) attributes {combine} {
 func.func @structure(%q: !T, %k: !T, %table: memref<?x?xi32>, %o: memref<?x?x?x64xf32>, %n: index, %lo: index, %hi: index) {
-  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, masked_iterations = 3 : i64, unmasked_iterations = 4 : i64} {
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {causal, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, masked_iterations = 3 : i64, scale = 1.250000e-01 : f32, softcap = 30.0 : f32, unmasked_iterations = 4 : i64, window = array<i64: 100, 0>} {
     %qt = flash.tile_load %q[%b, %h, %m] limit %n : !T -> tensor<64x64xbf16>
     %acc = tensor.empty() : tensor<64x64xf32>
     %max = tensor.empty() : tensor<64xf32>

@@ -68,8 +68,10 @@ LogicalResult GridOp::verify() {
                    [](Type t) { return !t.isIndex(); }))
     return emitOpError("needs one index block argument per upper bound");
   if (getCombine()) {
-    if (getConfig())
-      return emitOpError("a combine grid takes no #flash.config");
+    if (getConfig() || getCausal() || getWindow() || getScale() ||
+        getSoftcap())
+      return emitOpError("a combine grid takes no #flash.config and no "
+                         "attention attributes");
     if (axes != 3)
       return emitOpError("a combine grid has 3 axes (row, head, batch), not ")
              << axes;
@@ -81,6 +83,12 @@ LogicalResult GridOp::verify() {
     return emitOpError("an attention grid has 3 axes (Q row block, head, "
                        "batch) or 4 (and the split), not ")
            << axes;
+  if (!getScale())
+    return emitOpError("an attention grid needs the attention's scale");
+  if (getWindow() && getWindow()->size() != 2)
+    return emitOpError("window must be (left, right)");
+  if (getSoftcap() && !(getSoftcap()->convertToFloat() > 0.0f))
+    return emitOpError("softcap must be positive");
   if (getConfig()->getNumSplits() != 1 && axes != 4)
     return emitOpError("a config with splits != 1 needs the split axis");
   return success();

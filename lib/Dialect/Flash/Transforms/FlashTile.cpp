@@ -181,6 +181,11 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
     gridUb.push_back(ib.dim(out, 0));
   auto grid = GridOp::create(rewriter, loc, gridUb);
   grid.setConfigAttr(config);
+  // What the grid computes, for the artifact's ABI record.
+  grid.setCausal(op.getCausal());
+  grid.setWindowAttr(op.getWindowAttr());
+  grid.setScaleAttr(rewriter.getF32FloatAttr(scale));
+  grid.setSoftcapAttr(op.getSoftcapAttr());
   // Pass statistics are compiled out of no-assert LLVM builds (Debian's),
   // so the static counts are also recorded on the grid for users and tests.
   if (iterations) {

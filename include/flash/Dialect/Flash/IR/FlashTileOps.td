@@ -29,6 +29,12 @@ def Flash_GridOp : Flash_Op<"grid", [
     handles `config.block_m` query rows of one head; a `combine` grid has the
     axes (query row, head, batch) of `flash.combine`.
 
+    An attention grid also names what it computes, for the compiled
+    artifact's ABI record (the runtime checks calls against it): `causal`,
+    `window` (left, right), `scale` and `softcap`, flash.attention's
+    attributes. The ops inside the grid are the computation itself;
+    nothing lowers these attributes.
+
     The optional `masked_iterations` / `unmasked_iterations` record the KV
     iterations of the whole grid with and without an element mask when the
     shape is static (pass statistics are compiled out of Debian's LLVM).
@@ -44,7 +50,11 @@ def Flash_GridOp : Flash_Op<"grid", [
                        OptionalAttr<Flash_ConfigAttr>:$config,
                        UnitAttr:$combine,
                        OptionalAttr<I64Attr>:$masked_iterations,
-                       OptionalAttr<I64Attr>:$unmasked_iterations);
+                       OptionalAttr<I64Attr>:$unmasked_iterations,
+                       UnitAttr:$causal,
+                       OptionalAttr<DenseI64ArrayAttr>:$window,
+                       OptionalAttr<F32Attr>:$scale,
+                       OptionalAttr<F32Attr>:$softcap);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

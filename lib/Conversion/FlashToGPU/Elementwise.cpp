@@ -1,0 +1,325 @@
+//===- Elementwise.cpp - Element-wise ops and row reductions on fragments -===//
+//
+// The patterns for the tile math flash-online-softmax writes (the same ops
+// the CPU pipeline runs): linalg.fill becomes a register splat; an
+// element-wise linalg.generic is cloned once per register of its result,
+// each block argument replaced by the register holding that element (a
+// row vector broadcast along the columns reads its row's register) and
+// linalg.index by the element's coordinate; a row reduction is an
+// in-thread pairwise tree over the row's registers plus two xor-shuffles
+// across the quad that owns the row (none for a thread-partial sum, see
+// Layout.cpp). The scalar math ops are selected to one instruction each:
+// exp2 as MUFU.EX2 (ex2.approx.ftz, FA2's exp2f under --use_fast_math),
+// tanh as tanh.approx, log through lg2.approx, fma and max as intrinsics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace mlir::flash::gpu_kernel {
+
+LogicalResult KernelEmitter::lowerFill(linalg::FillOp op, IRMapping &map) {
+  auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+  Value scalar = op.getInputs()[0];
+  if (!type || type.getDimSize(0) != bm || type.getRank() > 2 ||
+      !scalar.getType().isF32())
+    return op.emitOpError("flash-to-gpu: only f32 [block_m] and [block_m, n] "
+                          "tiles can be filled in registers");
+  Fragment f;
+  f.elt = f32;
+  if (type.getRank() == 2) {
+    f.kind = Fragment::Acc;
+    f.cols = type.getDimSize(1);
+  } else {
+    f.kind = partialSums.contains(op.getResult(0)) ? Fragment::RowPartial
+                                                   : Fragment::Row;
+  }
+  Value v = lift(scalar, map);
+  if (!v)
+    return failure();
+  f.regs.assign(numRegs(op.getResult(0)), v);
+  frags[op.getResult(0)] = std::move(f);
+  return success();
+}
+
+FailureOr<Fragment> KernelEmitter::fragmentOf(Value v, Operation *user,
+                                              bool keepPartial) {
+  auto it = frags.find(v);
+  if (it == frags.end())
+    return user->emitOpError("flash-to-gpu: an operand is not a tile in "
+                             "registers (only Q/K/V tile loads feed matmuls)"),
+           failure();
+  if (it->second.kind != Fragment::RowPartial || keepPartial)
+    return it->second;
+  auto total = rowTotals.find(v);
+  if (total != rowTotals.end())
+    return total->second;
+  // The row's total: the quad's parts summed by two xor-shuffles.
+  Fragment row = it->second;
+  row.kind = Fragment::Row;
+  for (Value &r : row.regs) {
+    r = fadd(r, shflXor(r, 1));
+    r = fadd(r, shflXor(r, 2));
+  }
+  rowTotals[v] = row;
+  return row;
+}
+
+Value KernelEmitter::element(const Fragment &f, int64_t idx) {
+  if (!f.packed())
+    return f.regs[idx];
+  Value pair = LLVM::BitcastOp::create(b, loc, VectorType::get({2}, f.elt),
+                                       f.regs[idx / 2]);
+  return LLVM::ExtractElementOp::create(b, loc, pair, ci32(idx % 2));
+}
+
+Value KernelEmitter::selectScalar(Operation &op, IRMapping &m) {
+  auto arg = [&](unsigned i) { return m.lookup(op.getOperand(i)); };
+  if (op.getNumResults() == 1 && op.getResult(0).getType().isF32()) {
+    if (isa<math::Exp2Op>(op))
+      return exp2(arg(0));
+    if (isa<math::FmaOp>(op))
+      return fma(arg(0), arg(1), arg(2));
+    if (isa<math::TanhOp>(op))
+      return tanh(arg(0));
+    if (isa<math::LogOp>(op))
+      return log(arg(0));
+    if (isa<arith::MaxNumFOp>(op))
+      return fmax(arg(0), arg(1));
+  }
+  if (isa<arith::ArithDialect>(op.getDialect()) && op.getNumRegions() == 0 &&
+      op.getNumResults() == 1) {
+    Operation *clone = b.clone(op, m);
+    // A multiply feeding an add may fuse into one FFMA, as nvcc's default
+    // --fmad=true allows (FA2's l = l * alpha + rowsum P is one FFMA).
+    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(clone))
+      clone->setAttr(fm.getFastMathAttrName(),
+                     arith::FastMathFlagsAttr::get(
+                         ctx, fm.getFastMathFlagsAttr().getValue() |
+                                  arith::FastMathFlags::contract));
+    return clone->getResult(0);
+  }
+  op.emitOpError("flash-to-gpu: no register-level lowering for this op in a "
+                 "tile computation");
+  return {};
+}
+
+/// Clones `body` (but its terminator) through `m`, selecting each op;
+/// values from outside the body are lifted into the kernel. `skip` is not
+/// cloned (a final conversion done per register pair instead).
+static LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
+                               function_ref<Value(Value)> outside,
+                               function_ref<Value(Operation &)> select) {
+  for (Operation &op : body.without_terminator()) {
+    if (&op == skip)
+      continue;
+    for (Value operand : op.getOperands())
+      if (!m.contains(operand)) {
+        Value lifted = outside(operand);
+        if (!lifted)
+          return failure();
+        m.map(operand, lifted);
+      }
+    Value r = select(op);
+    if (!r)
+      return failure();
+    m.map(op.getResult(0), r);
+  }
+  return success();
+}
+
+LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
+                                              IRMapping &map) {
+  Value result = op.getResult(0);
+  auto type = cast<RankedTensorType>(result.getType());
+  int64_t rank = type.getRank();
+  if (rank > 2 || type.getDimSize(0) != bm ||
+      !op.getIndexingMapsArray().back().isIdentity())
+    return op.emitOpError("flash-to-gpu: an element-wise tile op must write "
+                          "a [block_m] or [block_m, n] tile in order");
+  Fragment out;
+  out.kind = rank == 2 ? Fragment::Acc
+                       : (partialSums.contains(result) ? Fragment::RowPartial
+                                                       : Fragment::Row);
+  out.elt = type.getElementType();
+  out.cols = rank == 2 ? type.getDimSize(1) : 0;
+  if (rank == 2 && out.cols % 8 != 0)
+    return op.emitOpError("flash-to-gpu: tile columns must be a multiple of 8");
+  bool keepPartial = out.kind == Fragment::RowPartial;
+
+  // Each used operand: its fragment, and whether it is a row vector read
+  // along a [block_m, n] iteration space (broadcast over the columns).
+  struct Source {
+    BlockArgument arg;
+    Fragment frag;
+    bool broadcast;
+  };
+  SmallVector<Source> sources;
+  MLIRContext *mctx = op.getContext();
+  AffineMap rowOf2 = AffineMap::get(2, 0, getAffineDimExpr(0, mctx), mctx);
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
+      continue;
+    AffineMap m = op.getMatchingIndexingMap(&operand);
+    bool broadcast = rank == 2 && m == rowOf2;
+    if (!m.isIdentity() && !broadcast)
+      return op.emitOpError("flash-to-gpu: an element-wise tile op may read "
+                            "tiles in order or row vectors along the columns");
+    // Only the init of a partial result stays partial (Layout.cpp); an
+    // input is read as its row total.
+    FailureOr<Fragment> f =
+        fragmentOf(operand.get(), op, keepPartial && op.isDpsInit(&operand));
+    if (failed(f))
+      return failure();
+    if (!broadcast && f->cols != out.cols)
+      return op.emitOpError("flash-to-gpu: operand and result tiles differ");
+    sources.push_back({arg, *f, broadcast});
+  }
+
+  // A 16-bit result is packed in pairs: a final truncf is done per pair
+  // (one cvt.rn.bf16x2.f32), the rest of the body per element.
+  Block &body = *op.getBody();
+  Value yielded = body.getTerminator()->getOperand(0);
+  Operation *narrow = nullptr;
+  if (out.packed())
+    if (auto trunc = yielded.getDefiningOp<arith::TruncFOp>();
+        trunc && trunc->getBlock() == &body && trunc->hasOneUse() &&
+        trunc.getIn().getType().isF32())
+      narrow = trunc;
+
+  int64_t nTiles = out.cols / 8;
+  int64_t count = rank == 2 ? mTiles * nTiles * 4 : mTiles * 2;
+  SmallVector<Value> values;
+  for (int64_t idx = 0; idx < count; ++idx) {
+    int64_t mt, h, nt = 0, e = 0;
+    if (rank == 2) {
+      mt = idx / (nTiles * 4);
+      nt = (idx / 4) % nTiles;
+      h = (idx % 4) / 2;
+      e = idx % 2;
+    } else {
+      mt = idx / 2;
+      h = idx % 2;
+    }
+    IRMapping m;
+    for (Source &s : sources)
+      m.map(s.arg, s.broadcast ? s.frag.regs[2 * mt + h]
+                   : s.frag.kind == Fragment::Acc ? element(s.frag, idx)
+                                                  : s.frag.regs[idx]);
+    // linalg.index: the element's row and column in the tile.
+    for (auto index : body.getOps<linalg::IndexOp>()) {
+      Value coord = index.getDim() == 0
+                        ? add(warpRow(mt), add(g, c(8 * h)))
+                        : add(c(8 * nt + e), mul(tq, c(2)));
+      m.map(index.getResult(), coord);
+    }
+    auto outside = [&](Value v) { return lift(v, map); };
+    auto select = [&](Operation &o) -> Value {
+      if (isa<linalg::IndexOp>(o))
+        return m.lookup(o.getResult(0));
+      return selectScalar(o, m);
+    };
+    if (failed(cloneBody(body, m, narrow, outside, select)))
+      return failure();
+    values.push_back(m.lookup(narrow ? narrow->getOperand(0) : yielded));
+  }
+  if (!out.packed()) {
+    out.regs = std::move(values);
+  } else {
+    for (int64_t i = 0; i < count; i += 2) {
+      if (narrow) {
+        out.regs.push_back(packPair(values[i], values[i + 1]));
+        continue;
+      }
+      Type pairType = VectorType::get({2}, out.elt);
+      Value pair = LLVM::PoisonOp::create(b, loc, pairType);
+      for (int64_t k = 0; k < 2; ++k)
+        pair = LLVM::InsertElementOp::create(b, loc, pair, values[i + k],
+                                             ci32(k));
+      out.regs.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
+    }
+  }
+  frags[result] = std::move(out);
+  return success();
+}
+
+LogicalResult KernelEmitter::lowerRowReduction(linalg::GenericOp op,
+                                               IRMapping &map) {
+  MLIRContext *mctx = op.getContext();
+  AffineMap rowOf2 = AffineMap::get(2, 0, getAffineDimExpr(0, mctx), mctx);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Block &body = *op.getBody();
+  if (op.getNumDpsInputs() != 1 || maps.size() != 2 ||
+      !maps[0].isIdentity() || maps[1] != rowOf2 ||
+      op.getIteratorTypesArray()[0] != utils::IteratorType::parallel ||
+      !body.getOps<linalg::IndexOp>().empty())
+    return op.emitOpError("flash-to-gpu: only reductions of a [block_m, n] "
+                          "tile along its rows into a [block_m] vector are "
+                          "lowered");
+  Value result = op.getResult(0);
+  bool partial = partialSums.contains(result);
+  FailureOr<Fragment> in = fragmentOf(op.getDpsInputs()[0], op);
+  FailureOr<Fragment> init = fragmentOf(op.getDpsInits()[0], op, partial);
+  if (failed(in) || failed(init))
+    return failure();
+  if (in->kind != Fragment::Acc || in->packed())
+    return op.emitOpError("flash-to-gpu: a row reduction reads an f32 tile");
+  BlockArgument inArg = body.getArgument(0), accArg = body.getArgument(1);
+  Value yielded = body.getTerminator()->getOperand(0);
+  bool failedClone = false;
+  // The body as a binary op: combine(x, y) = body(in = x, acc = y).
+  auto combine = [&](Value x, Value y) -> Value {
+    IRMapping m;
+    m.map(inArg, x);
+    m.map(accArg, y);
+    if (failed(cloneBody(
+            body, m, nullptr, [&](Value v) { return lift(v, map); },
+            [&](Operation &o) { return selectScalar(o, m); }))) {
+      failedClone = true;
+      return x;
+    }
+    return m.lookup(yielded);
+  };
+  Operation *yieldDef = yielded.getDefiningOp();
+  bool idempotent =
+      !partial && yieldDef &&
+      isa<arith::MaxNumFOp, arith::MaximumFOp, arith::MinNumFOp,
+          arith::MinimumFOp>(yieldDef) &&
+      llvm::is_contained(yieldDef->getOperands(), inArg) &&
+      llvm::is_contained(yieldDef->getOperands(), accArg);
+  int64_t nTiles = in->cols / 8;
+  Fragment out = *init;
+  out.kind = partial ? Fragment::RowPartial : Fragment::Row;
+  for (int64_t mt = 0; mt < mTiles; ++mt)
+    for (int64_t h = 0; h < 2; ++h) {
+      SmallVector<Value> vals;
+      for (int64_t nt = 0; nt < nTiles; ++nt)
+        for (int64_t e = 0; e < 2; ++e)
+          vals.push_back(in->regs[frag(mt, nt, 2 * h + e, nTiles)]);
+      Value part = tree(vals, combine);
+      Value &r = out.regs[2 * mt + h];
+      // An idempotent combine (max, min) takes the init, the same in the
+      // quad's lanes, before the shuffles, as FA2 does: one chain.
+      if (idempotent)
+        part = combine(part, r);
+      // A row's 4 owners are one quad: xor 1 and 2 reach the other three.
+      if (!partial) {
+        part = combine(part, shflXor(part, 1));
+        part = combine(part, shflXor(part, 2));
+      }
+      r = idempotent ? part : combine(part, r);
+    }
+  if (failedClone)
+    return failure();
+  frags[result] = std::move(out);
+  return success();
+}
+
+} // namespace mlir::flash::gpu_kernel
