@@ -224,14 +224,15 @@ def _exchange_lengths(torch, dist, group, device, seq, split):
 
 
 def ring_attention(q, k, v, *, causal, group=None, layout="bhsd", zigzag=True, kernel=None,
-                   scale=None, split=None, merge=None, comm=True):
+                   scale=None, split=None, merge=None, comm=True, out=None, lse=None):
     """Attention of this rank's query chunk over the whole distributed
     sequence (see the module docstring). Returns (O, LSE): O in q's layout
     and dtype, LSE f32 [B, Hq, Sq_local]. `kernel`: (q, k, v, causal) ->
     (O, LSE), default flash_kernel (with `scale`); `merge`: the partial
     merge, default flashmlir.combine.combine; `split`: the zigzag split of
     the local chunk; comm=False (timing only) skips the exchange and uses
-    the local K/V at every step."""
+    the local K/V at every step. `out` / `lse` (optional) receive O (in the
+    layout's order) and LSE."""
     import torch
     import torch.distributed as dist
     if layout not in ("bhsd", "bshd"):
@@ -262,6 +263,21 @@ def ring_attention(q, k, v, *, causal, group=None, layout="bhsd", zigzag=True, k
     rank = dist.get_rank(group)
     lens = (_exchange_lengths(torch, dist, group, q.device, sq, split) if comm
             else [(sq, split)] * world)
+    if out is None:
+        o_bshd = layout == "bshd" or _is_bshd(q)
+        out = torch.empty((b, sq, hq, dv) if o_bshd else (b, hq, sq, dv), dtype=q.dtype,
+                          device=q.device)
+        o_view = out.transpose(1, 2) if o_bshd else out
+    else:
+        o_view = out.transpose(1, 2) if layout == "bshd" else out
+    if tuple(o_view.shape) != (b, hq, sq, dv) or o_view.dtype != q.dtype:
+        raise FlashError(f"ring_attention: out must be {q.dtype} [B, H, S, Dv] = "
+                         f"{(b, hq, sq, dv)} in the layout's order, got {tuple(out.shape)}")
+    if lse is None:
+        lse = torch.empty(b, hq, sq, dtype=torch.float32, device=q.device)
+    elif tuple(lse.shape) != (b, hq, sq) or lse.dtype != torch.float32:
+        raise FlashError(f"ring_attention: lse must be float32 {(b, hq, sq)}, got "
+                         f"{lse.dtype} {tuple(lse.shape)}")
     cuda = q.device.type == "cuda"
     state = _Running(torch, b, hq, sq, dv, q.device, merge)
     k_wire, bshd = _wire(k)
@@ -325,11 +341,6 @@ def ring_attention(q, k, v, *, causal, group=None, layout="bhsd", zigzag=True, k
             kb, vb = bufs[step % 2]
             cur = (_as_logical(kb, b, hkv, n_in, d, bshd), _as_logical(vb, b, hkv, n_in, dv, bshd),
                    kb[:b * hkv * n_in * d], vb[:b * hkv * n_in * dv])
-    o_bshd = layout == "bshd" or _is_bshd(q)
-    out = torch.empty((b, sq, hq, dv) if o_bshd else (b, hq, sq, dv), dtype=q.dtype,
-                      device=q.device)
-    o_view = out.transpose(1, 2) if o_bshd else out
-    lse = torch.empty(b, hq, sq, dtype=torch.float32, device=q.device)
     if pending is None:
         pending = (None, None, 0)
     state.finish(*pending, o_view, lse)

@@ -79,7 +79,33 @@ def check_combine(cache):
         ok2, m2 = close("LSE", lse, want_l)
         ok_all &= ok1 and ok2
         print(f"combine S={s} B={b} H={h} rows={r}: {m1}, {m2}: {'ok' if ok1 and ok2 else 'FAIL'}")
-    return ok_all
+    return ok_all and check_invoke(cache, po, pl, out, lse)
+
+
+def check_invoke(cache, po, pl, out, lse):
+    """flashrt_invoke (how the GPU combine is called) runs the CPU entry
+    the same way, and refuses bad calls with a message."""
+    import ctypes
+    from flashmlir.combine import _descriptor
+    from flashmlir.variants import Combine
+    rt = flashmlir.load_runtime()
+    rt.flashrt_invoke.restype = ctypes.c_int
+    rt.flashrt_invoke.argtypes = [ctypes.c_void_p, ctypes.c_int,
+                                  ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+    kern = cache.get(Combine("f32", 16), "cpu")
+    o2, l2 = torch.full_like(out, float("nan")), torch.full_like(lse, float("nan"))
+    descs = [_descriptor(t) for t in (po, pl, o2, l2)]
+    args = (ctypes.c_void_p * 4)(*[ctypes.addressof(d) for d in descs])
+    entry = ctypes.cast(kern._entry, ctypes.c_void_p)
+    rc = rt.flashrt_invoke(entry, 4, args, None)
+    same = rc == 0 and torch.equal(o2, out) and torch.equal(l2, lse)
+    print(f"flashrt_invoke: rc {rc}, {'same' if same else 'DIFFERENT'} result")
+    bad = [(None, 4, args), (entry, 7, args), (entry, 4, None)]
+    for e, n, a in bad:
+        rc = rt.flashrt_invoke(e, n, a, None)
+        print(f"flashrt_invoke refuses: rc {rc}: {rt.flashrt_last_error().decode()}")
+        same &= rc == 1
+    return same
 
 
 def check_split():
@@ -119,6 +145,7 @@ CASES = [  # (seq, B, Hq, Hkv, causal, zigzag, even, layout)
     (30, 1, 4, 2, True, False, False, "bhsd"),
     (31, 1, 2, 1, False, False, False, "bhsd"),
     (5, 1, 2, 2, True, True, True, "bhsd"),  # fewer tokens than chunks
+    (3, 1, 2, 1, True, False, True, "bhsd"),  # an empty rank at P = 4
     (64, 1, 4, 2, True, True, True, "bshd"),
 ]
 
