@@ -331,9 +331,8 @@ def ring_attention(q, k, v, *, causal, group=None, layout="bhsd", zigzag=True, k
         if pending is not None:
             state.add(*pending)
             pending = None
-        if part is not None:
-            o_s, lse_s = kernel(*part[:4])
-            pending = (o_s, lse_s, part[4])
+        if part is not None:  # no other name holds the partial: freed once merged
+            pending = (*kernel(*part[:4]), part[4])
         for r in reqs:
             r.wait()
         if reqs:
