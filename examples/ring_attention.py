@@ -119,7 +119,6 @@ def sdpa_rows(q, k, v, rows, causal, dtype):
     """Attention of query rows [s, e) of q over k, v ([1, S, H, D] tensors,
     SDPA in `dtype`, GQA by repeating K/V heads; causal keeps keys < e with
     the diagonal bottom-right). Returns float32 [1, e - s, Hq, D]."""
-    import torch
     import torch.nn.functional as F
     s, e = rows
     g = q.shape[2] // k.shape[2]
@@ -205,7 +204,7 @@ def bench(seq, zigzag, reps, dist):
     import torch
     import flashmlir
     from flashmlir import distributed as fd
-    world, rank = dist.get_world_size(), dist.get_rank()
+    world = dist.get_world_size()
     flops = 4 * seq * seq * HQ * D / 2  # causal
 
     def full_inputs():
@@ -222,20 +221,8 @@ def bench(seq, zigzag, reps, dist):
 
     t_single = one_gpu(single, dist)
     t_split = one_gpu(split_views, dist)
-    n = fd.partition(seq, world, zigzag)[rank]
-    local = sum(e - s for s, e in n)
-    lq, lk, lv = (torch.randn(1, local, h, D, device="cuda", dtype=torch.bfloat16)
-                  for h in (HQ, HKV, HKV))
     res = dict(seq=seq, world=world, one_gpu_single_s=t_single, one_gpu_split_s=t_split)
-    try:
-        res["ring_s"] = timed(lambda: fd.ring_attention(lq, lk, lv, causal=True, layout="bshd",
-                                                        zigzag=zigzag), reps, dist)
-        res["ring_no_comm_s"] = timed(lambda: fd.ring_attention(
-            lq, lk, lv, causal=True, layout="bshd", zigzag=zigzag, comm=False), reps, dist)
-        res["comm_only_s"] = timed(lambda: exchange_only(lk, lv, dist), reps, dist)
-    except (flashmlir.FlashError, torch.cuda.OutOfMemoryError) as ex:
-        res["ring_error"] = f"{type(ex).__name__}: {str(ex).splitlines()[0][:160]}"
-    del lq, lk, lv
+    res.update(ring_times(seq, zigzag, reps, dist))
     torch.cuda.empty_cache()
     if "ring_s" in res:
         exposed = max(0.0, res["ring_s"] - res["ring_no_comm_s"])
@@ -246,6 +233,27 @@ def bench(seq, zigzag, reps, dist):
             t = res[key]
             if isinstance(t, float):
                 res[key[:-2] + "_speedup"] = t / res["ring_s"]
+    return res
+
+
+def ring_times(seq, zigzag, reps, dist):
+    """The ring's time, with the exchange off, and the exchange alone, on
+    fresh local chunks (freed on return)."""
+    import torch
+    import flashmlir
+    from flashmlir import distributed as fd
+    local = sum(e - s for s, e in fd.partition(seq, dist.get_world_size(), zigzag)[dist.get_rank()])
+    lq, lk, lv = (torch.randn(1, local, h, D, device="cuda", dtype=torch.bfloat16)
+                  for h in (HQ, HKV, HKV))
+    res = {}
+    try:
+        res["ring_s"] = timed(lambda: fd.ring_attention(lq, lk, lv, causal=True, layout="bshd",
+                                                        zigzag=zigzag), reps, dist)
+        res["ring_no_comm_s"] = timed(lambda: fd.ring_attention(
+            lq, lk, lv, causal=True, layout="bshd", zigzag=zigzag, comm=False), reps, dist)
+        res["comm_only_s"] = timed(lambda: exchange_only(lk, lv, dist), reps, dist)
+    except (flashmlir.FlashError, torch.cuda.OutOfMemoryError) as ex:
+        res = {"ring_error": f"{type(ex).__name__}: {str(ex).splitlines()[0][:160]}"}
     return res
 
 
