@@ -3,8 +3,10 @@
 # memref form) into a loadable artifact: an x86-64 shared object whose
 # `_mlir_ciface_<func>` entry points launch the embedded cubin through the
 # mgpu* ABI that libflashrt implements, plus `<func>_flash_abi` strings.
+# --chip=cpu compiles with flash-lower-to-cpu instead: host loops, no
+# runtime needed (functions marked llvm.emit_c_interface get the entry).
 #
-#   scripts/flash-compile.sh IN.mlir OUT.so [--chip=sm_90] [--ptx=OUT.ptx]
+#   scripts/flash-compile.sh IN.mlir OUT.so [--chip=sm_90|cpu] [--ptx=OUT.ptx]
 #
 # Steps: flash-opt --flash-lower-to-gpu (kernels -> cubin, host -> LLVM
 # dialect), mlir-translate, llc (PIC object), cc -shared. The artifact is not
@@ -27,11 +29,15 @@ for a in "$@"; do
 done
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 start=$(date +%s.%N)
-"$FLASH_OPT" "$IN" --mlir-print-op-on-diagnostic=false \
-  --flash-lower-to-gpu="chip=$CHIP format=bin split-min-efficiency=$EFF" -o "$TMP/host.mlir"
+if [ "$CHIP" = cpu ]; then
+  PIPELINE=--flash-lower-to-cpu
+else
+  PIPELINE="--flash-lower-to-gpu=chip=$CHIP format=bin split-min-efficiency=$EFF"
+fi
+"$FLASH_OPT" "$IN" --mlir-print-op-on-diagnostic=false "$PIPELINE" -o "$TMP/host.mlir"
 "$LLVM_BIN/mlir-translate" --mlir-to-llvmir "$TMP/host.mlir" -o "$TMP/host.ll"
 "$LLVM_BIN/llc" -O2 -filetype=obj -relocation-model=pic "$TMP/host.ll" -o "$TMP/host.o"
-cc -shared -o "$OUT" "$TMP/host.o"
+cc -shared -o "$OUT" "$TMP/host.o" $([ "$CHIP" = cpu ] && echo -lm)
 end=$(date +%s.%N)
 if [ -n "$PTX" ]; then
   "$FLASH_OPT" "$IN" --mlir-print-op-on-diagnostic=false \

@@ -6,12 +6,14 @@
 
 VARIANT is a variant name (flashmlir.variants.Variant.name), as a missing
 kernel's FlashError names it, e.g. attn_bf16_d128_causal or
-decode_bf16_d128_h32x8_q1_lens_page16.
+decode_bf16_d128_h32x8_q1_lens_page16, or a merge kernel combine_<dtype>_v<Dv>
+(flashmlir.combine; --chip=cpu compiles it for the CPU).
 """
 import argparse
 import sys
 
-from . import FlashError, Variant, load_runtime, precompile
+from . import FlashError, load_runtime, precompile
+from .variants import parse_name
 from .cache import default_cache_dir, find_compiler
 
 
@@ -31,7 +33,7 @@ def main(argv=None):
             for path in precompile(a.variants, a.chip, a.cache_dir):
                 print(path)
         elif a.cmd == "mlir":
-            sys.stdout.write("\n".join(Variant.parse(v).mlir() for v in a.variants))
+            sys.stdout.write("\n".join(parse_name(v).mlir() for v in a.variants))
         else:
             try:
                 load_runtime()

@@ -32,7 +32,6 @@ import subprocess
 import threading
 import time
 
-from .variants import Variant
 
 __all__ = ["Compiler", "KernelCache", "default_cache_dir", "find_compiler", "set_compiler",
            "chip_for_device"]
@@ -223,7 +222,8 @@ class KernelCache:
 
     def _open(self, path, variant):
         from . import FlashError, Kernel
-        kern = (self._opener or Kernel)(path, variant.name)
+        opener = self._opener or getattr(variant, "open_kernel", None) or Kernel
+        kern = opener(path, variant.name)
         abi = getattr(kern, "abi", None)
         if isinstance(abi, dict):
             for field in ("dtype", "head_dim", "causal"):
@@ -280,5 +280,5 @@ class KernelCache:
 
 def precompile_command(variants, chip, directory="DIR"):
     """The shell command that fills `directory` with these variants."""
-    names = " ".join(shlex.quote(v.name if isinstance(v, Variant) else str(v)) for v in variants)
+    names = " ".join(shlex.quote(str(v) if isinstance(v, str) else v.name) for v in variants)
     return f"python3 -m flashmlir precompile --chip={chip} --cache-dir={directory} {names}"

@@ -32,7 +32,7 @@ import threading
 
 from . import FlashError, device_info
 from .cache import KernelCache, chip_for_device, default_cache_dir
-from .variants import Variant
+from .variants import Variant, parse_name
 
 __all__ = ["attention", "precompile", "variant_for", "set_cache_dir", "set_chip", "kernel_cache"]
 
@@ -87,7 +87,7 @@ def precompile(variants, chip, cache_dir=None, compiler=None):
     if cache.compiler() is None:
         raise FlashError("precompile: no FlashMLIR compiler found (build the project, or "
                          "put flash-compile on PATH, or set FLASHMLIR_COMPILER)")
-    return [cache.build(v if isinstance(v, Variant) else Variant.parse(v), chip) for v in variants]
+    return [cache.build(parse_name(v) if isinstance(v, str) else v, chip) for v in variants]
 
 
 # ---------------------------------------------------------------------------

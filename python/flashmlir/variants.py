@@ -21,7 +21,7 @@ import math
 import re
 import struct
 
-__all__ = ["Variant", "DTYPES"]
+__all__ = ["Variant", "Combine", "DTYPES", "parse_name"]
 
 DTYPES = ("bf16", "f16")
 
@@ -284,3 +284,82 @@ def _dtype_name(t):
     if name is None:
         raise FlashError(f"unsupported dtype {t.dtype}: the GPU kernels take bfloat16 or float16")
     return name
+
+
+class Combine:
+    """A merge kernel: flash.combine (the split-KV merge, FlashOps.td) as its
+    own entry point, for merging partial attentions computed elsewhere (ring
+    attention's steps): O [B, H, Sq, Dv] in `dtype` and LSE [B, H, Sq] from
+    partials O_s [S, B, H, Sq, Dv] and LSE_s [S, B, H, Sq] (f32, any strides),
+    LSE = log sum_s exp LSE_s, O = sum_s exp(LSE_s - LSE) O_s; a part with
+    LSE_s = -inf weighs 0, a row no part saw gets O = 0, LSE = -inf.
+
+    Named combine_<dtype>_v<Dv> (dtype bf16, f16 or f32). It compiles for the
+    GPU chips and for chip "cpu" (flash-lower-to-cpu, which CI runs), and is
+    called through its C interface (flashmlir.combine), not flashrt_attention.
+    """
+
+    __slots__ = ("dtype", "head_dim_v")
+    DTYPES = DTYPES + ("f32",)
+
+    def __init__(self, dtype, head_dim_v):
+        from . import FlashError
+        if dtype not in self.DTYPES:
+            raise FlashError(f"unsupported combine dtype {dtype!r}: one of "
+                             f"{', '.join(self.DTYPES)}")
+        if not isinstance(head_dim_v, int) or head_dim_v <= 0:
+            raise FlashError(f"head_dim_v must be a positive int, got {head_dim_v!r}")
+        object.__setattr__(self, "dtype", dtype)
+        object.__setattr__(self, "head_dim_v", head_dim_v)
+
+    def __setattr__(self, *_):
+        raise AttributeError("Combine is immutable")
+
+    def __eq__(self, other):
+        return isinstance(other, Combine) and self.name == other.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return f"Combine.parse({self.name!r})"
+
+    @property
+    def name(self):
+        return f"combine_{self.dtype}_v{self.head_dim_v}"
+
+    @classmethod
+    def parse(cls, name):
+        from . import FlashError
+        m = re.fullmatch(r"combine_([a-z0-9]+)_v(\d+)", name)
+        if not m:
+            raise FlashError(f"not a combine name: {name!r} (expected combine_<dtype>_v<Dv>)")
+        v = cls(m.group(1), int(m.group(2)))
+        if v.name != name:
+            raise FlashError(f"combine name {name!r} is not canonical: {v.name!r}")
+        return v
+
+    def open_kernel(self, path, func):
+        from .combine import CombineKernel
+        return CombineKernel(path, func)
+
+    def mlir(self):
+        """A module with one function, named after the variant, holding the
+        flash.combine; llvm.emit_c_interface gives it the entry point both
+        pipelines export."""
+        dv = self.head_dim_v
+        pt = f"memref<?x?x?x?x{dv}xf32, strided<[?, ?, ?, ?, 1], offset: ?>>"
+        plt = "memref<?x?x?x?xf32, strided<[?, ?, ?, ?], offset: ?>>"
+        ot = f"memref<?x?x?x{dv}x{self.dtype}, strided<[?, ?, ?, 1], offset: ?>>"
+        lt = "memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>"
+        return (f"// flashmlir combine {self.name}\n"
+                f"func.func @{self.name}(%po: {pt}, %pl: {plt}, %o: {ot}, %lse: {lt})\n"
+                f"    attributes {{llvm.emit_c_interface}} {{\n"
+                f"  flash.combine ins(%po, %pl : {pt}, {plt})\n"
+                f"      outs(%o, %lse : {ot}, {lt})\n"
+                f"  return\n}}\n")
+
+
+def parse_name(name):
+    """The Variant or Combine whose .name is `name`."""
+    return Combine.parse(name) if name.startswith("combine_") else Variant.parse(name)

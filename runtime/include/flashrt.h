@@ -177,6 +177,14 @@ typedef void (*flashrt_free_fn)(void *ptr, void *stream, void *user);
 FLASHRT_API int flashrt_set_allocator(flashrt_alloc_fn alloc,
                                       flashrt_free_fn free, void *user);
 
+/* Calls a compiled function's C interface `_mlir_ciface_<func>` (found by
+ * the caller with dlsym, e.g. a flash.combine entry, which has no ABI record)
+ * with `nargs` (1-6) pointers to memref descriptors the caller built, its
+ * launches on `stream`. Nothing about the operands is checked. Returns the
+ * first error of the call; waits as flashrt_attention does. */
+FLASHRT_API int flashrt_invoke(void *entry, int nargs, void *const *args,
+                               void *stream);
+
 /* Small device helpers for tools without PyTorch. They use the current CUDA
  * context, else the primary context of $FLASHRT_DEVICE (default 0). */
 FLASHRT_API int flashrt_malloc(void **ptr, size_t bytes);
