@@ -290,10 +290,77 @@ def fmt(x):
     return "nan" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3g}"
 
 
+def max_err(a, ref):
+    """max |a - ref| with NaN counted as inf; 0 for empty tensors."""
+    import torch
+    if a.numel() == 0:
+        return 0.0
+    e = (a.float() - ref).abs()
+    e = torch.where(torch.isnan(e), torch.full_like(e, float("inf")), e)
+    return float(e.max())
+
+
+def o_tolerance(base_err, floor=ATOL_FLOOR):
+    """FA2's rule: O may be off the float32 reference by twice the error of
+    the same math in torch's dtype, plus a floor."""
+    return 2.0 * base_err + floor
+
+
+def lse_errors(lse, ref_l):
+    """|LSE - ref| (NaN counted as inf) and where it exceeds the LSE bound,
+    LSE_RTOL * max(1, |ref|)."""
+    import torch
+    lerr = (lse - ref_l).abs()
+    lerr = torch.where(torch.isnan(lerr), torch.full_like(lerr, float("inf")), lerr)
+    return lerr, lerr > LSE_RTOL * torch.clamp(ref_l.abs(), min=1.0)
+
+
+def check_outputs(out, lse, ref_o, ref_l, base_o, dtype, floor, nan_o, res, why):
+    """The verdict on a case's O and LSE (prefill here, decode.py's too):
+    O within o_tolerance of the reference (the worst element's [b,h,i,d]
+    named unless O has NaN, reported already), exactly 0 on rows that see no
+    key; LSE within the bound on the other rows and -inf on those. Sets err,
+    base_err, tol, dead_rows and lse_err in res and appends to why."""
+    import torch
+    err, base_err = max_err(out, ref_o), max_err(base_o, ref_o)
+    tol = o_tolerance(base_err, floor)
+    res.update(err=err, base_err=base_err, tol=tol)
+    if not math.isfinite(base_err):
+        why.append(f"baseline is not finite (base_err={base_err})")
+    elif err > tol and not nan_o:
+        e = (out.float() - ref_o).abs()
+        idx = int(torch.where(torch.isnan(e), torch.full_like(e, float("inf")), e).flatten().argmax())
+        pos = []
+        for s in reversed(e.shape):
+            pos.insert(0, idx % s)
+            idx //= s
+        why.append(f"O err {fmt(err)} > tol {fmt(tol)} (2 x torch {dtype} err "
+                   f"{fmt(base_err)}) at [b,h,i,d]={pos}")
+
+    dead = torch.isinf(ref_l) & (ref_l < 0)  # rows that see no key
+    res["dead_rows"] = int(dead.sum())
+    if res["dead_rows"] and not bool((out.float()[dead] == 0).all()):
+        why.append("O is not exactly 0 on rows that see no key")
+    if lse is None:
+        return
+    live = ~dead
+    if bool(live.any()):
+        lerr, bad = lse_errors(lse[live], ref_l[live])
+        res["lse_err"] = float(lerr.max())
+        if bool(bad.any()):
+            why.append(f"LSE err {fmt(res['lse_err'])} > {LSE_RTOL} * max(1,|ref|) "
+                       f"on {int(bad.sum())} rows")
+    if res["dead_rows"]:
+        ld = lse[dead]
+        ok = torch.isinf(ld) & (ld < 0)
+        if not bool(ok.all()):
+            vals = sorted({str(float(x)) for x in ld[~ok][:4]})
+            why.append(f"LSE is not -inf on rows that see no key (got {', '.join(vals)})")
+
+
 def run_case(kernel, abi, case, device="cuda", ref_device=None, guard=GUARD,
              floor=ATOL_FLOOR, repeat=True):
     """Runs one case; returns a result dict with 'ok' and, when not ok, 'why'."""
-    import torch
     res = case.as_dict()
     res.update(dtype=abi["dtype"], head_dim=abi["head_dim"], causal=abi["causal"])
     why = []
@@ -327,49 +394,7 @@ def run_case(kernel, abi, case, device="cuda", ref_device=None, guard=GUARD,
     ref_o, ref_l = reference(qr, kr, vr, abi)
     base_o = baseline(qr, kr, vr, abi)
 
-    o32 = out_c.float()
-    err = (o32 - ref_o).abs()
-    err = torch.where(torch.isnan(err), torch.full_like(err, float("inf")), err)
-    max_err = float(err.max()) if err.numel() else 0.0
-    base_err = float((base_o.float() - ref_o).abs().max()) if err.numel() else 0.0
-    tol = 2.0 * base_err + floor
-    res.update(err=max_err, base_err=base_err, tol=tol)
-    if not math.isfinite(base_err):
-        why.append(f"baseline is not finite (base_err={base_err})")
-    elif max_err > tol and not nan_o:
-        idx = int(err.flatten().argmax())
-        pos = []
-        for s in reversed(err.shape):
-            pos.insert(0, idx % s)
-            idx //= s
-        why.append(f"O err {fmt(max_err)} > tol {fmt(tol)} (2 x torch {abi['dtype']} err "
-                   f"{fmt(base_err)}) at [b,h,i,d]={pos}")
-
-    dead = torch.isinf(ref_l) & (ref_l < 0)  # rows that see no key
-    res["dead_rows"] = int(dead.sum())
-    if res["dead_rows"]:
-        o_dead = o32[dead]
-        if not bool((o_dead == 0).all()):
-            why.append("O is not exactly 0 on rows that see no key")
-
-    if lse_c is not None:
-        live = ~dead
-        l_ours = lse_c
-        if bool(live.any()):
-            lerr = (l_ours[live] - ref_l[live]).abs()
-            lerr = torch.where(torch.isnan(lerr), torch.full_like(lerr, float("inf")), lerr)
-            bound = LSE_RTOL * torch.clamp(ref_l[live].abs(), min=1.0)
-            bad = lerr > bound
-            res["lse_err"] = float(lerr.max())
-            if bool(bad.any()):
-                why.append(f"LSE err {fmt(float(lerr.max()))} > {LSE_RTOL} * max(1,|ref|) "
-                           f"on {int(bad.sum())} rows")
-        if res["dead_rows"]:
-            ld = l_ours[dead]
-            if not bool((torch.isinf(ld) & (ld < 0)).all()):
-                vals = sorted({str(float(x)) for x in ld[~(torch.isinf(ld) & (ld < 0))][:4]})
-                why.append(f"LSE is not -inf on rows that see no key (got {', '.join(vals)})")
-
+    check_outputs(out_c, lse_c, ref_o, ref_l, base_o, abi["dtype"], floor, nan_o, res, why)
     res["ok"] = not why
     if why:
         res["why"] = "; ".join(dict.fromkeys(why))

@@ -14,6 +14,12 @@ Manifest fields beyond gen-variants.py's: "kind": "decode", "heads_q",
 """
 import argparse
 import json
+import os
+import sys
+
+# The package's Variant writes the MLIR (one statement of the template).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from flashmlir.variants import Variant  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("mlir")
@@ -45,37 +51,13 @@ variants = [v + (None,) for v in VARIANTS]
 if a.tune:
     variants += [VARIANTS[0] + (cfg,) for cfg in TUNE]
 for dt, d, hq, hkv, sq, causal, lens, page, cfg in variants:
-    name = f"decode_{dt}_d{d}_h{hq}x{hkv}_q{sq}"
-    name += "_causal" if causal else ""
-    name += "_lens" if lens else ""
-    name += f"_page{page}" if page else ""
-    qt = f"memref<?x{hq}x{sq}x{d}x{dt}, strided<[?, ?, ?, 1], offset: ?>>"
-    if page:
-        kt = f"memref<?x{hkv}x{page}x{d}x{dt}, strided<[?, ?, ?, 1], offset: ?>>"
-    else:
-        kt = f"memref<?x{hkv}x?x{d}x{dt}, strided<[?, ?, ?, 1], offset: ?>>"
-    lt = f"memref<?x{hq}x{sq}xf32, strided<[?, ?, 1], offset: ?>>"
-    args = [f"%q: {qt}", f"%k: {kt}", f"%v: {kt}"]
-    serving = ""
-    if lens:
-        args.append("%lens: memref<?xi32>")
-        serving += " kv_lens(%lens : memref<?xi32>)"
-    if page:
-        args.append("%table: memref<?x?xi32, strided<[?, 1], offset: ?>>")
-        serving += " block_table(%table : memref<?x?xi32, strided<[?, 1], offset: ?>>)"
-    args += [f"%o: {qt}", f"%lse: {lt}"]
-    attr_list = ["causal"] if causal else []
+    v = Variant(dt, d, causal=causal, decode=True, heads_q=hq, heads_kv=hkv, seq_q=sq,
+                kv_lens=lens, page_size=page)
+    name, config = v.name, None
     if cfg:
         name = f"tune_{dt}_d{d}_m{cfg[0]}_n{cfg[1]}_w{cfg[2]}_s{cfg[3]}"
-        attr_list.append(f"config = #flash.config<block_m = {cfg[0]}, "
-                         f"block_n = {cfg[1]}, warps = {cfg[2]}, "
-                         f"stages = {cfg[3]}, splits = 0>")
-    attrs = " {" + ", ".join(attr_list) + "}" if attr_list else ""
-    funcs.append(
-        f"func.func @{name}({', '.join(args)}) {{\n"
-        f"  flash.attention ins(%q, %k, %v : {qt}, {kt}, {kt}){serving}\n"
-        f"      outs(%o, %lse : {qt}, {lt}){attrs}\n"
-        f"  return\n}}\n")
+        config = dict(block_m=cfg[0], block_n=cfg[1], warps=cfg[2], stages=cfg[3], splits=0)
+    funcs.append(v.func_text(name, config))
     entries.append({"so": a.so, "func": name,
                     "kind": "tune" if cfg else "decode", "dtype": dt,
                     "head_dim": d, "causal": causal, "heads_q": hq,

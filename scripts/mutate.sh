@@ -35,7 +35,7 @@ gpu-fragment-column|lib/Conversion/FlashToGPU/Elementwise.cpp|: add(c(8 * nt + e
 gpu-partial-sum-quad|lib/Conversion/FlashToGPU/Elementwise.cpp|    r = fadd(r, shflXor(r, 2));|    r = fadd(r, shflXor(r, 1));|Dialect/Flash/flash-to-gpu-math.mlir
 mask-causal-strict|include/flash/Dialect/Flash/Utils/TileArith.h|visible = a.land(visible, a.le(j, diag));|visible = a.land(visible, a.lt(j, diag));|CPU/causal.mlir Dialect/Flash/flash-to-gpu-math.mlir
 tile-to-scf-reversed|lib/Conversion/FlashTileToSCF/FlashTileToSCF.cpp|? lib.sub(lib.sub(ub, lib.c(1)), iv)|? lib.sub(ub, iv)|Dialect/Flash/flash-tile-to-scf.mlir CPU/causal.mlir
-runtime-batch-stride|runtime/lib/FlashRT.cpp|for (int d = 0; d < 3; ++d)|for (int d = 1; d < 3; ++d)|Unit
+runtime-batch-stride|runtime/lib/Call.cpp|for (int d = 0; d < 3; ++d)|for (int d = 1; d < 3; ++d)|Unit
 reference-causal-offset|lib/Reference/Reference.cpp|const int64_t offset = sk - sq;|const int64_t offset = 0;|CPU/causal.mlir CPU/naive-kvcache.mlir
 scale-from-dv|lib/Dialect/Flash/IR/FlashOps.cpp|return 1.0 / std::sqrt(double(qType.getDimSize(kDimPos)));|return 1.0 / std::sqrt(double(cast<ShapedType>(getValue().getType()).getDimSize(kDimPos)));|CPU/head-dims.mlir
 fuzz-nul-terminator|fuzz/FlashParseFuzzer.cpp|parseSourceString<ModuleOp>(source, config, "fuzz-input");|parseSourceString<ModuleOp>(StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz-input");|Fuzz/corpus.test

@@ -190,6 +190,13 @@ class Variant:
     def mlir(self):
         """A module with one function, named after the variant: the memref
         form of flash.attention with O and LSE, for the project's compiler."""
+        return f"// flashmlir variant {self.name}\n" + self.func_text()
+
+    def func_text(self, name=None, config=None):
+        """mlir()'s func.func, named `name` (default: the variant's name),
+        with `config` ({parameter: value}, in order; False flags left out)
+        written on the op as its #flash.config in place of flash-plan's
+        choice. The GPU suite's scripts/gen-*variants.py write theirs so."""
         dt, d, dv = self.dtype, self.head_dim, self.head_dim_v
         strided = "strided<[?, ?, ?, 1], offset: ?>"
         lse_layout = "strided<[?, ?, 1], offset: ?>"
@@ -222,9 +229,12 @@ class Variant:
             attrs.append(f"softcap = {f32_text(self.softcap)} : f32")
         if self.scale is not None:
             attrs.append(f"scale = {f32_text(self.scale)} : f32")
+        if config:
+            params = ", ".join(f"{k} = {'true' if v is True else v}"
+                               for k, v in config.items() if v is not False)
+            attrs.append(f"config = #flash.config<{params}>")
         attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
-        return (f"// flashmlir variant {self.name}\n"
-                f"func.func @{self.name}({', '.join(args)}) {{\n"
+        return (f"func.func @{name or self.name}({', '.join(args)}) {{\n"
                 f"  flash.attention ins(%q, %k, %v : {qt}, {kt}, {vt}){serving}\n"
                 f"      outs(%o, %lse : {ot}, {lt}){attrs}\n"
                 f"  return\n}}\n")

@@ -48,6 +48,10 @@ int flashrt::recordError(int code, std::string message) {
 
 int flashrt::pendingError() { return state().code; }
 
+int flashrt::invalid(const std::string &message) {
+  return recordError(FLASHRT_ERR_INVALID_ARGUMENT, message);
+}
+
 const std::string &flashrt::errorMessage() { return state().message; }
 
 ApiScope::ApiScope() { ++state().apiDepth; }

@@ -27,6 +27,9 @@ int clearError();
 /// call it prints the error and replaces any. Returns `code`.
 int recordError(int code, std::string message);
 
+/// recordError(FLASHRT_ERR_INVALID_ARGUMENT, message): the caller's mistake.
+int invalid(const std::string &message);
+
 /// The pending error code (FLASHRT_OK if none).
 int pendingError();
 

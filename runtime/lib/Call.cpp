@@ -1,0 +1,413 @@
+//===- Call.cpp - Checking a call against the entry's ABI -----------------===//
+//
+// Checks the tensors of a flashrt_attention* / flashrt_time* call against
+// each other and the kernel's ABI record (ranks, dtypes, the static dims the
+// kernel was compiled for, sizes named by Q, K and V, alignment, 64- and
+// 32-bit extents, innermost strides) and, unless pointer checks are off,
+// that each is device memory of the current context's device covering its
+// view; then builds the memref descriptors and calls the entry with 4 to 7
+// of them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Call.h"
+
+#include "CudaDriver.h"
+#include "Status.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+using namespace flashrt;
+
+namespace {
+
+/// Entries take descriptor pointers: Q, K, V, [kv_lens], [block_table], O,
+/// [LSE]; 4 to 7 of them.
+using P = void *;
+using Entry4 = void (*)(P, P, P, P);
+using Entry5 = void (*)(P, P, P, P, P);
+using Entry6 = void (*)(P, P, P, P, P, P);
+using Entry7 = void (*)(P, P, P, P, P, P, P);
+
+/// cp.async moves 16-byte chunks: rows must start on 16-byte boundaries.
+constexpr int64_t kAlignBytes = 16;
+
+std::string hex(const void *p) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%p", p);
+  return buf;
+}
+
+/// A tensor argument and what it must be.
+struct Arg {
+  const char *name;
+  const flashrt_tensor *t;
+  int rank;
+  int elemBytes;
+  int dtype;        // FLASHRT_DTYPE_* it must be (unless the caller says 0)
+  bool used = true; // the entry takes this operand
+};
+
+/// Positions in the argument array.
+enum { kQ, kK, kV, kO, kLse, kLens, kTable, kNumArgs };
+
+/// Byte extent [0, bytes) of a non-empty strided view, or -1 on overflow.
+int64_t viewBytes(const flashrt_tensor &t, int elemBytes) {
+  int64_t last = 0;
+  for (int i = 0; i < t.rank; ++i) {
+    int64_t step;
+    if (__builtin_mul_overflow(t.sizes[i] - 1, t.strides[i], &step) ||
+        __builtin_add_overflow(last, step, &last))
+      return -1;
+  }
+  int64_t bytes;
+  if (__builtin_add_overflow(last, 1, &last) ||
+      __builtin_mul_overflow(last, int64_t(elemBytes), &bytes))
+    return -1;
+  return bytes;
+}
+
+bool isEmpty(const flashrt_tensor &t) {
+  for (int i = 0; i < t.rank; ++i)
+    if (t.sizes[i] == 0)
+      return true;
+  return false;
+}
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "," : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+/// Checks the arguments against each other and the ABI, without the driver.
+/// Sets `empty` when there is nothing to compute.
+int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, bool &empty) {
+  for (int i = 0; i < kNumArgs; ++i) {
+    const Arg &a = args[i];
+    if (!a.used)
+      continue;
+    if (!a.t)
+      return invalid(std::string(a.name) + " is NULL");
+    const flashrt_tensor &t = *a.t;
+    if (t.rank != a.rank)
+      return invalid(std::string(a.name) + " has rank " +
+                     std::to_string(t.rank) + ", expected " +
+                     std::to_string(a.rank));
+    for (int d = 0; d < t.rank; ++d) {
+      if (t.sizes[d] < 0)
+        return invalid(std::string(a.name) + " has a negative size (dim " +
+                       std::to_string(d) + ")");
+      if (t.strides[d] < 0)
+        return invalid(std::string(a.name) + " has a negative stride (dim " +
+                       std::to_string(d) + ")");
+    }
+    if (t.dtype != FLASHRT_DTYPE_UNCHECKED && t.dtype != a.dtype)
+      return invalid(std::string(a.name) + " is " + dtypeName(t.dtype) +
+                     " but " + k->func + " takes " + dtypeName(a.dtype));
+  }
+
+  // The static dims the kernel was compiled for (ABI q_shape / kv_shape).
+  struct Static {
+    int arg, dims;
+    const std::vector<int64_t> *shape;
+    const char *key;
+  } statics[] = {{kQ, 4, &abi.qShape, "q_shape"},
+                 {kO, 3, &abi.qShape, "q_shape"},
+                 {kLse, 3, &abi.qShape, "q_shape"},
+                 {kK, 4, &abi.kvShape, "kv_shape"},
+                 {kV, 3, &abi.kvShape, "kv_shape"}};
+  static const char *qDims[] = {"batch", "heads", "query length", "head dim"};
+  static const char *kvDims[] = {"batch", "KV heads", "KV length", "head dim"};
+  static const char *pageDims[] = {"pages", "KV heads", "page size",
+                                   "head dim"};
+  for (const Static &st : statics) {
+    const Arg &a = args[st.arg];
+    if (!a.used || st.shape->size() != 4)
+      continue;
+    for (int d = 0; d < st.dims; ++d) {
+      int64_t want = (*st.shape)[d];
+      if (want < 0 || a.t->sizes[d] == want)
+        continue;
+      const char *what = st.shape == &abi.qShape ? qDims[d]
+                         : abi.paged             ? pageDims[d]
+                                                 : kvDims[d];
+      return invalid(std::string(a.name) + " has " +
+                     std::to_string(a.t->sizes[d]) + " in dim " +
+                     std::to_string(d) + " (" + what + ") but " + k->func +
+                     " is compiled for " + std::to_string(want) + " (" +
+                     st.key + " " + shapeText(*st.shape) + "; -1 = any)");
+    }
+  }
+
+  // Q [B,Hq,Sq,D], K [B,Hkv,Sk,D], V [B,Hkv,Sk,Dv], O [B,Hq,Sq,Dv], LSE
+  // [B,Hq,Sq]: every size is named by Q, K or V. Paged: K/V are page pools
+  // [pages, Hkv, page_size, D]; kv_lens [B], block_table [B, pages_per_seq].
+  const flashrt_tensor &q = *args[kQ].t, &kk = *args[kK].t;
+  int64_t b = q.sizes[0], hq = q.sizes[1], sq = q.sizes[2];
+  int64_t kb = kk.sizes[0], hkv = kk.sizes[1], sk = kk.sizes[2];
+  struct Expect {
+    int arg, dim;
+    int64_t value;
+    const char *what;
+    bool check = true;
+  } expects[] = {
+      {kQ, 3, abi.headDim, "head dim (the artifact's D)"},
+      {kK, 0, b, "batch (Q's)", !abi.paged},
+      {kK, 3, abi.headDim, "head dim (the artifact's D)"},
+      {kV, 0, kb, abi.paged ? "pages (K's)" : "batch (Q's)"},
+      {kV, 1, hkv, "KV heads (K's)"},
+      {kV, 2, sk, abi.paged ? "page size (K's)" : "KV length (K's)"},
+      {kV, 3, abi.headDimV, "head dim (the artifact's Dv)"},
+      {kO, 0, b, "batch (Q's)"},
+      {kO, 1, hq, "heads (Q's)"},
+      {kO, 2, sq, "query length (Q's)"},
+      {kO, 3, abi.headDimV, "head dim (the artifact's Dv)"},
+      {kLse, 0, b, "batch (Q's)"},
+      {kLse, 1, hq, "heads (Q's)"},
+      {kLse, 2, sq, "query length (Q's)"},
+      {kLens, 0, b, "batch (Q's)"},
+      {kTable, 0, b, "batch (Q's)"},
+  };
+  for (const Expect &e : expects) {
+    const Arg &a = args[e.arg];
+    if (!a.used || !e.check)
+      continue;
+    if (a.t->sizes[e.dim] != e.value)
+      return invalid(std::string(a.name) + " has " +
+                     std::to_string(a.t->sizes[e.dim]) + " in dim " +
+                     std::to_string(e.dim) + ", expected " +
+                     std::to_string(e.value) + " = " + e.what);
+  }
+
+  empty = b == 0 || hq == 0 || sq == 0;
+  if (empty)
+    return FLASHRT_OK;
+  if (hkv == 0 || hq % hkv != 0)
+    return invalid("Q heads (" + std::to_string(hq) +
+                   ") must be a multiple of K/V heads (" + std::to_string(hkv) +
+                   ")");
+  if (abi.paged && sk == 0)
+    return invalid("K has page size 0 (dim 2)");
+
+  for (int i = 0; i < kNumArgs; ++i) {
+    const Arg &a = args[i];
+    if (!a.used)
+      continue;
+    const flashrt_tensor &t = *a.t;
+    if (isEmpty(t))
+      continue; // K/V with Sk = 0: never read.
+    std::string name = a.name;
+    if (!t.data)
+      return invalid(name + " has no data (NULL)");
+    // Q/K/V/O move in 16-byte chunks; LSE, kv_lens and the block table are
+    // read or written one 4-byte element at a time.
+    int64_t align = a.rank == 4 ? kAlignBytes : a.elemBytes;
+    if (reinterpret_cast<uintptr_t>(t.data) % align != 0)
+      return invalid(name + " data " + hex(t.data) + " is not " +
+                     std::to_string(align) + "-byte aligned");
+    int64_t bytes = viewBytes(t, a.elemBytes);
+    if (bytes < 0)
+      return invalid(name + " sizes and strides overflow 64 bits");
+    // Kernels with 32-bit index arithmetic (flash-to-gpu's) address each
+    // tensor with signed 32-bit offsets.
+    if (abi.indexBits == 32 && bytes > INT32_MAX)
+      return invalid(name + "'s view spans " + std::to_string(bytes) +
+                     " bytes; " + k->func +
+                     " indexes with 32 bits and takes less than 2 GiB per "
+                     "tensor");
+    // A dim of size 1 is never stepped over, so its stride does not matter
+    // (PyTorch leaves arbitrary ones there).
+    if (t.sizes[t.rank - 1] > 1 && t.strides[t.rank - 1] != 1)
+      return invalid(name + " must have innermost stride 1, not " +
+                     std::to_string(t.strides[t.rank - 1]));
+    if (a.rank != 4)
+      continue; // LSE, kv_lens, block table: 4-byte scalars, outer strides any.
+    int64_t rowElems = kAlignBytes / a.elemBytes;
+    for (int d = 0; d < 3; ++d)
+      if (t.sizes[d] > 1 && t.strides[d] % rowElems != 0)
+        return invalid(name + " stride of dim " + std::to_string(d) + " is " +
+                       std::to_string(t.strides[d]) +
+                       " elements, not a multiple of " +
+                       std::to_string(rowElems) + " (rows must be " +
+                       std::to_string(kAlignBytes) + "-byte aligned)");
+  }
+  return FLASHRT_OK;
+}
+
+/// Checks that the non-empty tensors are device memory of the current
+/// context's device, covering their views.
+int checkDeviceMemory(Arg *args) {
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  CUdevice device;
+  if (!checkCuda(d->cuCtxGetDevice(&device), FLASHRT_ERR_CUDA,
+                 "cuCtxGetDevice"))
+    return pendingError();
+  for (int i = 0; i < kNumArgs; ++i) {
+    const Arg &a = args[i];
+    if (!a.used)
+      continue;
+    const flashrt_tensor &t = *a.t;
+    if (isEmpty(t))
+      continue;
+    std::string name = a.name;
+    // cuPointerGetAttributes, unlike the singular form, answers zeros
+    // instead of an error for memory CUDA does not know. Zeroed 8-byte
+    // slots hold each answer whatever its width (bool, int, pointer).
+    int attrs[] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+        CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    uint64_t values[5] = {0, 0, 0, 0, 0};
+    void *slots[5] = {&values[0], &values[1], &values[2], &values[3],
+                      &values[4]};
+    auto ptr = reinterpret_cast<CUdeviceptr>(t.data);
+    if (!checkCuda(d->cuPointerGetAttributes(5, attrs, slots, ptr),
+                   FLASHRT_ERR_CUDA, "cuPointerGetAttributes(" + name + ")"))
+      return pendingError();
+    auto memType = unsigned(values[0]);
+    bool managed = values[1] != 0;
+    auto ordinal = int(uint32_t(values[2]));
+    if (memType == 0)
+      return invalid(name + " (" + hex(t.data) +
+                     ") is not CUDA memory: a host pointer? Pass tensors on "
+                     "the GPU");
+    if (memType == CU_MEMORYTYPE_HOST && !managed)
+      return invalid(name + " (" + hex(t.data) +
+                     ") is page-locked host memory, not device memory");
+    if (!managed && ordinal != device)
+      return invalid(name + " is on device " + std::to_string(ordinal) +
+                     " but the kernel runs on device " +
+                     std::to_string(device));
+    uint64_t start = values[3], size = values[4];
+    int64_t bytes = viewBytes(t, a.elemBytes);
+    if (size != 0 && (ptr < start || ptr - start + uint64_t(bytes) > size))
+      return invalid(name + "'s view (" + std::to_string(bytes) +
+                     " bytes from " + hex(t.data) +
+                     ") is not inside its allocation (" + std::to_string(size) +
+                     " bytes from " + hex(reinterpret_cast<void *>(start)) +
+                     ")");
+  }
+  return FLASHRT_OK;
+}
+
+template <int N> MemRef<N> descriptor(const flashrt_tensor &t) {
+  MemRef<N> m;
+  m.allocated = m.aligned = t.data;
+  m.offset = 0;
+  std::copy(t.sizes, t.sizes + N, m.sizes);
+  std::copy(t.strides, t.strides + N, m.strides);
+  return m;
+}
+
+} // namespace
+
+std::atomic<bool> &flashrt::pointerChecks() {
+  static auto *flag = new std::atomic<bool>(true);
+  return *flag;
+}
+
+int Call::run() {
+  clearError();
+  const Abi &abi = k->abi;
+  P p[7];
+  int n = 0;
+  p[n++] = &q;
+  p[n++] = &kk;
+  p[n++] = &v;
+  if (abi.kvLens)
+    p[n++] = &lens;
+  if (abi.paged)
+    p[n++] = &table;
+  p[n++] = &o;
+  if (abi.lse)
+    p[n++] = &lse;
+  switch (n) {
+  case 4:
+    reinterpret_cast<Entry4>(k->entry)(p[0], p[1], p[2], p[3]);
+    break;
+  case 5:
+    reinterpret_cast<Entry5>(k->entry)(p[0], p[1], p[2], p[3], p[4]);
+    break;
+  case 6:
+    reinterpret_cast<Entry6>(k->entry)(p[0], p[1], p[2], p[3], p[4], p[5]);
+    break;
+  default:
+    reinterpret_cast<Entry7>(k->entry)(p[0], p[1], p[2], p[3], p[4], p[5],
+                                       p[6]);
+    break;
+  }
+  return pendingError();
+}
+
+int flashrt::refuseServing(const flashrt_kernel *k, const char *api,
+                           const char *kvApi) {
+  if (!k || (!k->abi.kvLens && !k->abi.paged))
+    return FLASHRT_OK;
+  std::string what = k->abi.kvLens && k->abi.paged
+                         ? "kv_lens and a block table (paged K/V)"
+                     : k->abi.kvLens ? "kv_lens (per-sequence KV lengths)"
+                                     : "a block table (paged K/V)";
+  return invalid(k->func + " takes " + what + ": call " + kvApi + ", not " +
+                 api);
+}
+
+int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
+                     const flashrt_tensor *kk, const flashrt_tensor *v,
+                     const flashrt_tensor *lens, const flashrt_tensor *table,
+                     const flashrt_tensor *o, const flashrt_tensor *lse,
+                     Call &call) {
+  if (!k)
+    return invalid("the kernel is NULL (flashrt_open failed?)");
+  const Abi &abi = k->abi;
+  int elem = dtypeBytes(abi.dtype);
+  Arg args[kNumArgs] = {
+      {"Q", q, 4, elem, abi.dtype},
+      {"K", kk, 4, elem, abi.dtype},
+      {"V", v, 4, elem, abi.dtype},
+      {"O", o, 4, elem, abi.dtype},
+      {"LSE", lse, 3, 4, FLASHRT_DTYPE_F32, abi.lse},
+      {"kv_lens", lens, 1, 4, FLASHRT_DTYPE_I32, abi.kvLens},
+      {"block_table", table, 2, 4, FLASHRT_DTYPE_I32, abi.paged}};
+  if (abi.lse && !lse)
+    return invalid(k->func + " writes LSE: pass an LSE tensor (f32 [B, Hq, "
+                             "Sq])");
+  if (!abi.lse && lse)
+    return invalid(k->func + " has no LSE output: pass NULL for LSE");
+  if (abi.kvLens && !lens)
+    return invalid(k->func + " takes per-sequence KV lengths: pass kv_lens "
+                             "(i32 [B])");
+  if (!abi.kvLens && lens)
+    return invalid(k->func + " has no kv_lens operand: pass NULL for kv_lens");
+  if (abi.paged && !table)
+    return invalid(k->func + " reads a paged KV cache: pass block_table (i32 "
+                             "[B, pages_per_seq]) and K/V as page pools "
+                             "[pages, Hkv, page_size, D]");
+  if (!abi.paged && table)
+    return invalid(k->func + " has no block table (not paged): pass NULL for "
+                             "block_table");
+  if (int rc = checkArgs(k, abi, args, call.empty))
+    return rc;
+  if (call.empty)
+    return FLASHRT_OK;
+  if (pointerChecks().load(std::memory_order_relaxed))
+    if (int rc = checkDeviceMemory(args))
+      return rc;
+  call.k = k;
+  call.q = descriptor<4>(*q);
+  call.kk = descriptor<4>(*kk);
+  call.v = descriptor<4>(*v);
+  call.o = descriptor<4>(*o);
+  if (lse)
+    call.lse = descriptor<3>(*lse);
+  if (lens)
+    call.lens = descriptor<1>(*lens);
+  if (table)
+    call.table = descriptor<2>(*table);
+  return FLASHRT_OK;
+}

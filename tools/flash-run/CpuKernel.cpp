@@ -1,0 +1,334 @@
+//===- CpuKernel.cpp - flash-run's function under test --------------------===//
+//
+// Chooses the function to check, reads its semantics from the op's attribute
+// dictionary (not through the accessors the lowering uses, so that a bug in
+// those cannot hide itself) or from --reference-attrs, checks its signature,
+// then lowers it to the LLVM dialect and JIT-compiles it; see CpuKernel.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernel.h"
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/LLVMTranslationInterface.h"
+
+#include "llvm/Support/TargetSelect.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace ::flash::run::cpu;
+namespace cpu = ::flash::run::cpu;
+
+llvm::Error cpu::makeError(const llvm::Twine &msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), msg);
+}
+
+std::string cpu::typeString(Type type) {
+  std::string str;
+  llvm::raw_string_ostream(str) << type;
+  return str;
+}
+
+namespace {
+
+llvm::Error parseReferenceAttrs(StringRef text, Semantics &sem) {
+  SmallVector<StringRef> items;
+  text.split(items, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef item : items) {
+    auto [key, value] = item.trim().split('=');
+    key = key.trim();
+    value = value.trim();
+    bool bad = false;
+    if (key == "causal" || key == "kv_lens" || key == "block_table") {
+      bad = value != "0" && value != "1";
+      bool &flag = key == "causal"    ? sem.causal
+                   : key == "kv_lens" ? sem.kvLens
+                                      : sem.paged;
+      flag = value == "1";
+    } else if (key == "window") {
+      auto [l, r] = value.split(':');
+      bad = l.getAsInteger(10, sem.windowLeft) ||
+            r.getAsInteger(10, sem.windowRight);
+    } else if (key == "softcap" || key == "scale") {
+      double x;
+      bad = value.getAsDouble(x);
+      if (key == "softcap")
+        sem.softcap = x;
+      else
+        sem.scale = x;
+    } else {
+      bad = true;
+    }
+    if (bad)
+      return makeError("bad --reference-attrs item '" + item.trim() +
+                       "' (expected causal=0|1, window=L:R, softcap=X, "
+                       "scale=X, kv_lens=0|1, block_table=0|1)");
+  }
+  // The same bounds as the op's verifier, so the reference never rejects.
+  if (sem.scale && !(*sem.scale > 0.0 && std::isfinite(*sem.scale)))
+    return makeError("--reference-attrs: scale must be finite and > 0");
+  if (!(sem.softcap >= 0.0 && std::isfinite(sem.softcap)))
+    return makeError("--reference-attrs: softcap must be finite and >= 0");
+  if (sem.windowLeft < -1 || sem.windowRight < -1)
+    return makeError("--reference-attrs: window bounds must be >= -1");
+  return llvm::Error::success();
+}
+
+/// The argument roles of a function computing `sem`, with LSE if `lse`.
+SmallVector<ArgRole, 7> argRoles(const Semantics &sem, bool lse) {
+  SmallVector<ArgRole, 7> roles = {Q, K, V};
+  if (sem.kvLens)
+    roles.push_back(KvLens);
+  if (sem.paged)
+    roles.push_back(Table);
+  roles.push_back(O);
+  if (lse)
+    roles.push_back(Lse);
+  return roles;
+}
+
+/// Checks the Q, K, V, [kv_lens], [block_table], O[, LSE] signature and
+/// returns the argument roles and types.
+llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
+                           SmallVector<ArgRole, 7> &roles,
+                           SmallVector<MemRefType, 7> &types) {
+  FunctionType type = func.getFunctionType();
+  unsigned n = type.getNumInputs();
+  roles = argRoles(sem, /*lse=*/false);
+  if (n == roles.size() + 1)
+    roles = argRoles(sem, /*lse=*/true);
+  if (n != roles.size() || type.getNumResults() != 0) {
+    std::string list;
+    for (ArgRole r : argRoles(sem, false))
+      list += (list.empty() ? "" : ", ") + std::string(kArgNames[r]);
+    return makeError("@" + func.getSymName() + " must take (" + list +
+                     "[, LSE]) memrefs and return nothing");
+  }
+  for (auto [i, role] : llvm::enumerate(roles)) {
+    auto t = dyn_cast<MemRefType>(type.getInput(i));
+    bool isIndex = role == KvLens || role == Table;
+    unsigned rank = roleRank(role);
+    Type element = t ? t.getElementType() : Type();
+    if (!t || t.getRank() != rank || !t.isStrided() ||
+        !(isIndex ? element.isInteger(32) : element.isF32()))
+      return makeError("argument " + Twine(i) + " (" + kArgNames[role] +
+                       ") of @" + func.getSymName() + " must be a strided " +
+                       "rank-" + Twine(rank) +
+                       (isIndex ? " i32 memref"
+                                : " f32 memref (flash-run supports f32 only)"));
+    if (rank == 4 && t.isDynamicDim(3))
+      return makeError(Twine("the head dim of ") + kArgNames[role] +
+                       " must be static");
+    types.push_back(t);
+  }
+  auto dim = [&](ArgRole role) {
+    return types[llvm::find(roles, role) - roles.begin()].getDimSize(3);
+  };
+  if (dim(K) != dim(Q) || dim(O) != dim(V))
+    return makeError("head dims disagree: Q has D=" + Twine(dim(Q)) + ", K " +
+                     Twine(dim(K)) + ", V has Dv=" + Twine(dim(V)) + ", O " +
+                     Twine(dim(O)));
+  return llvm::Error::success();
+}
+
+/// Reads the semantics from the one flash.attention in `func`.
+llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
+                   Semantics &sem) {
+  if (!op.hasPureBufferSemantics())
+    return makeError("flash.attention must be in memref form (outs(...))");
+  if (op.getAlibiSlopes() || op.getCuSeqlensQ())
+    return makeError("flash.attention with alibi/cu_seqlens is not supported "
+                     "by flash-run yet");
+  Type elementType = cast<ShapedType>(op.getQuery().getType()).getElementType();
+  if (!elementType.isF32())
+    return makeError("flash.attention on " + typeString(elementType) +
+                     " is not supported by flash-run yet (f32 only)");
+  SmallVector<Value> expected = {op.getQuery(), op.getKey(), op.getValue()};
+  for (Value serving : {op.getKvLens(), op.getBlockTable()})
+    if (serving)
+      expected.push_back(serving);
+  llvm::append_range(expected, op.getOuts());
+  if (!llvm::equal(expected, func.getArguments()))
+    return makeError("flash.attention must use the arguments of @" +
+                     func.getSymName() +
+                     " directly, as Q, K, V, [kv_lens], [block_table], O[, "
+                     "LSE]");
+  // The semantics come from the attribute dictionary itself, not from the
+  // accessors the lowering uses (getEffectiveScale, getWindowLeft, ...): a
+  // bug shared by checker and lowering would be invisible. An absent scale
+  // stays unset here and becomes 1/sqrt(D) of the types in runCase.
+  DictionaryAttr attrs = op->getAttrDictionary();
+  if (auto scale = dyn_cast_or_null<FloatAttr>(attrs.get("scale")))
+    sem.scale = scale.getValueAsDouble();
+  sem.causal = bool(attrs.get("causal"));
+  if (auto window = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("window"))) {
+    if (window.size() != 2)
+      return makeError("flash.attention's window must have two bounds");
+    sem.windowLeft = window[0];
+    sem.windowRight = window[1];
+  }
+  if (auto cap = dyn_cast_or_null<FloatAttr>(attrs.get("softcap")))
+    sem.softcap = cap.getValueAsDouble();
+  sem.kvLens = bool(op.getKvLens());
+  sem.paged = bool(op.getBlockTable());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<Kernel> cpu::selectKernel(ModuleOp module,
+                                         const KernelOptions &opts) {
+  auto holdsOp = [](func::FuncOp f) {
+    return f
+        .walk([](mlir::flash::AttentionOp) { return WalkResult::interrupt(); })
+        .wasInterrupted();
+  };
+  Kernel kernel;
+  if (!opts.funcName.empty()) {
+    kernel.func = module.lookupSymbol<func::FuncOp>(opts.funcName);
+    if (!kernel.func || kernel.func.isExternal())
+      return makeError("no func.func @" + opts.funcName + " with a body in '" +
+                       opts.inputFile + "'");
+  } else {
+    SmallVector<func::FuncOp> funcs, withOp;
+    for (auto f : module.getOps<func::FuncOp>()) {
+      if (f.isExternal())
+        continue;
+      funcs.push_back(f);
+      if (holdsOp(f))
+        withOp.push_back(f);
+    }
+    if (funcs.size() != 1 && withOp.size() != 1)
+      return makeError("'" + opts.inputFile + "' has " + Twine(funcs.size()) +
+                       " functions; name the one to run with --func");
+    kernel.func = funcs.size() == 1 ? funcs.front() : withOp.front();
+  }
+  StringRef name = kernel.func.getSymName();
+
+  SmallVector<mlir::flash::AttentionOp> ops;
+  kernel.func.walk([&](mlir::flash::AttentionOp op) { ops.push_back(op); });
+  if (ops.size() > 1)
+    return makeError("@" + name + " holds " + Twine(ops.size()) +
+                     " flash.attention ops; flash-run needs exactly one");
+  if (ops.size() == 1) {
+    if (opts.referenceAttrs)
+      return makeError("--reference-attrs is only for functions without "
+                       "flash.attention; the op's attributes are used");
+    if (llvm::Error err = readOp(ops.front(), kernel.func, kernel.sem))
+      return std::move(err);
+  } else {
+    if (!opts.referenceAttrs)
+      return makeError("@" + name + " holds no flash.attention; pass " +
+                       "--reference-attrs to check a hand-written kernel");
+    if (llvm::Error err = parseReferenceAttrs(*opts.referenceAttrs, kernel.sem))
+      return std::move(err);
+  }
+
+  if (llvm::Error err = checkSignature(kernel.func, kernel.sem, kernel.roles,
+                                       kernel.argTypes))
+    return std::move(err);
+
+  // The page size is the pool's dim 2: static in K's type, or --page-size.
+  bool pageSizeGiven = opts.pageSize.has_value();
+  if (!kernel.sem.paged) {
+    if (pageSizeGiven)
+      return makeError("--page-size is only for paged functions "
+                       "(flash.attention with block_table)");
+    return kernel;
+  }
+  if (pageSizeGiven && *opts.pageSize <= 0)
+    return makeError("--page-size must be positive, got " +
+                     Twine(int64_t(*opts.pageSize)));
+  MemRefType kType = kernel.type(K);
+  if (!kType.isDynamicDim(2)) {
+    kernel.pageSize = kType.getDimSize(2);
+    if (pageSizeGiven && *opts.pageSize != kernel.pageSize)
+      return makeError("--page-size=" + Twine(int64_t(*opts.pageSize)) +
+                       " disagrees with the page size " +
+                       Twine(kernel.pageSize) + " of K (" + typeString(kType) +
+                       ")");
+  } else if (pageSizeGiven) {
+    kernel.pageSize = *opts.pageSize;
+  } else {
+    return makeError("the page size of @" + name + " is dynamic (K is " +
+                     typeString(kType) + "); give it with --page-size=N");
+  }
+  return kernel;
+}
+
+llvm::Error cpu::lowerToLLVM(ModuleOp module, StringRef pipeline,
+                             StringRef inputFile, bool printIR) {
+  if (!pipeline.empty()) {
+    FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline);
+    if (failed(parsed))
+      return makeError("could not parse --pipeline='" + pipeline + "'");
+    PassManager pm(module.getContext(), parsed->getOpAnchorName());
+    static_cast<OpPassManager &>(pm) = std::move(*parsed);
+    if (failed(applyPassManagerCLOptions(pm)) || failed(pm.run(module)))
+      return makeError("pipeline '" + pipeline + "' failed on '" + inputFile +
+                       "'");
+  }
+  if (printIR)
+    module.print(llvm::outs());
+
+  // Name an op the pipeline left behind (preferably not a cast, which only
+  // hints at the culprit) rather than let the translation to LLVM IR fail
+  // with the whole function printed.
+  module.getContext()->printOpOnDiagnostic(false);
+  Operation *leftover = nullptr;
+  module.walk([&](Operation *op) {
+    Dialect *dialect = op->getDialect();
+    bool isCast = isa<UnrealizedConversionCastOp>(op);
+    if (op == module.getOperation() ||
+        (!isCast && dialect &&
+         dialect->getRegisteredInterface<LLVMTranslationDialectInterface>()))
+      return WalkResult::advance();
+    if (!leftover || isa<UnrealizedConversionCastOp>(leftover))
+      leftover = op;
+    return isCast ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  if (!leftover)
+    return llvm::Error::success();
+  leftover->emitError() << "'" << leftover->getName()
+                        << "' is left after the pipeline";
+  return makeError("pipeline '" + pipeline + "' must lower '" + inputFile +
+                   "' to the LLVM dialect");
+}
+
+llvm::Expected<void (*)(void **)>
+cpu::compile(ModuleOp module, StringRef name,
+             std::unique_ptr<ExecutionEngine> &engine) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto transformer = makeOptimizingTransformer(2, /*sizeLevel=*/0, nullptr);
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Default;
+  auto engineOrErr = ExecutionEngine::create(module, options);
+  if (!engineOrErr)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(engineOrErr.takeError()));
+  engine = std::move(*engineOrErr);
+  // Lowered memref.copy of non-contiguous views calls this runtime helper.
+  engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    map[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  // What invokePacked("_mlir_ciface_" + name, args) looks up on every call;
+  // looked up once here to keep the lookup out of the timed region.
+  auto fnOrErr = engine->lookupPacked(("_mlir_ciface_" + name).str());
+  if (!fnOrErr)
+    return makeError("JIT: no _mlir_ciface_" + name +
+                     " (did the pipeline drop llvm.emit_c_interface?): " +
+                     llvm::toString(fnOrErr.takeError()));
+  return *fnOrErr;
+}
