@@ -2,15 +2,16 @@
 //
 // The compiler driver for the GPU: parses a .mlir file of flash.attention
 // functions, runs flash-lower-to-gpu in process (the C++ pipeline of
-// Pipelines.cpp, with format=bin: the kernels become an embedded cubin),
-// translates the host module to LLVM IR, optimises it at O2, emits a PIC
-// object with the host's TargetMachine and links it with `cc -shared`. The
-// artifact is what scripts/flash-compile.sh built through flash-opt,
-// mlir-translate and llc: `_mlir_ciface_<func>` entry points calling the
-// mgpu* ABI that libflashrt implements (loaded first, RTLD_GLOBAL) and the
-// `<func>_flash_abi` strings. --ptx also writes the kernels' PTX (the
-// module's serialization with format=isa), --timing the wall time of each
-// stage. Bad options or input: a diagnostic and exit 1.
+// Pipelines.cpp with format=bin: the kernels become an embedded cubin),
+// translates the host module to LLVM IR, emits a PIC object with the host's
+// TargetMachine (codegen level O2, as llc -O2) and links it with
+// `cc -shared`. The artifact is byte for byte what the old chain (flash-opt,
+// mlir-translate, llc, cc) built, which ran no IR pipeline on the host code
+// either (a launcher; the kernels are optimised by the NVVM target and
+// ptxas): `_mlir_ciface_<func>` entry points calling the mgpu* ABI that
+// libflashrt implements (loaded first, RTLD_GLOBAL) and `<func>_flash_abi`
+// strings. --ptx also writes the kernels' PTX, --timing the wall time of
+// each stage. Bad options or input: a diagnostic and exit 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +20,6 @@
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
@@ -124,8 +124,8 @@ public:
 };
 } // namespace
 
-/// The host's TargetMachine (no -mcpu, as llc: the artifact runs on any
-/// x86-64), position-independent for the shared object.
+/// The host's TargetMachine as `llc -O2 -relocation-model=pic` makes it: no
+/// -mcpu (the artifact runs on any x86-64), position-independent.
 static std::unique_ptr<llvm::TargetMachine> createHostTargetMachine() {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
@@ -248,20 +248,15 @@ static int compile(StringRef inputName, StringRef outName,
   TimingScope translateTimer = root.nest("Translate to LLVM IR");
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*module, llvmContext, inputName);
+      translateModuleToLLVMIR(*module, llvmContext);
   if (!llvmModule)
     return 1;
   translateTimer.stop();
-  TimingScope optTimer = root.nest("Optimize (O2)");
   std::unique_ptr<llvm::TargetMachine> machine = createHostTargetMachine();
   if (!machine)
     return 1;
   llvmModule->setTargetTriple(machine->getTargetTriple());
   llvmModule->setDataLayout(machine->createDataLayout());
-  if (llvm::Error err = makeOptimizingTransformer(
-          /*optLevel=*/2, /*sizeLevel=*/0, machine.get())(llvmModule.get()))
-    return fail("optimizing the host module: " + toString(std::move(err)));
-  optTimer.stop();
 
   if (emit == EmitKind::LLVM) {
     std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(outName, &error);
@@ -273,7 +268,7 @@ static int compile(StringRef inputName, StringRef outName,
   }
 
   // The object: the output itself, or a temporary file that cc links.
-  TimingScope objTimer = root.nest("Emit object");
+  TimingScope objTimer = root.nest("Emit object (codegen O2)");
   SmallString<128> objName(outName);
   std::optional<llvm::FileRemover> removeObj;
   if (emit == EmitKind::SharedObject) {
