@@ -219,11 +219,12 @@ static int compile(StringRef inputName, StringRef outName,
   PassManager pm(&context, ModuleOp::getOperationName());
   if (failed(flash::buildFlashLowerToGPUPipeline(pm, options, optionStream)))
     return fail(optionError);
-  auto *ptxDump = new PtxDump;
-  if (!ptxName.empty())
-    pm.addInstrumentation(std::unique_ptr<PassInstrumentation>(ptxDump));
-  else
-    delete std::exchange(ptxDump, nullptr);
+  PtxDump *ptxDump = nullptr;
+  if (!ptxName.empty()) {
+    auto dump = std::make_unique<PtxDump>();
+    ptxDump = dump.get();
+    pm.addInstrumentation(std::move(dump));
+  }
   if (timing)
     pm.enableTiming(pipelineTimer);
   if (failed(pm.run(*module)))
