@@ -31,7 +31,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.flash_tools_dir, config.llvm_tools_dir]
-tools = ["flash-opt", "flash-run", "flash-run-gpu", "flash-fuzz-parse",
+tools = ["flash-opt", "flash-compile", "flash-run", "flash-run-gpu", "flash-fuzz-parse",
          "mlir-runner", "mlir-translate", "mlir-opt"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

@@ -3,10 +3,11 @@
 A cache directory holds, per chip, `<variant>-<compiler id>.so` (with the
 `.mlir` it came from and a `.json` note of how it was built). The compiler id
 is a hash of the compiler's command and of the files it runs (the driver
-script, flash-opt), so a new compiler never reuses an old kernel. Where no
-compiler is available (the GPU machine, which has no MLIR), any artifact of
-the variant and chip is used, newest first; if there is none, the FlashError
-names the variant and the command that builds it elsewhere.
+script, flash-opt, flash-compile), so a new compiler never reuses an old
+kernel. Where no compiler is available (the GPU machine, which has no MLIR),
+any artifact of the variant and chip is used, newest first; if there is
+none, the FlashError names the variant and the command that builds it
+elsewhere.
 
 The compiler is a command template ({mlir}, {out}, {chip} are substituted),
 found in this order: set_compiler(); $FLASHMLIR_COMPILER (a shell-quoted
@@ -145,7 +146,10 @@ def find_compiler():
     script = os.path.join(root, "scripts", "flash-compile.sh")
     opt = os.path.join(build, "bin", "flash-opt")
     if os.path.isfile(script) and os.access(opt, os.X_OK):
-        return Compiler(["bash", script, "{mlir}", "{out}", "--chip={chip}"], files=[opt],
+        # The script runs the C++ driver next to flash-opt where it is built.
+        driver = os.path.join(build, "bin", "flash-compile")
+        files = [opt] + ([driver] if os.access(driver, os.X_OK) else [])
+        return Compiler(["bash", script, "{mlir}", "{out}", "--chip={chip}"], files=files,
                         env={"FLASH_OPT": opt})
     return None
 
