@@ -1,0 +1,916 @@
+//===- FlashRaiseAttention.cpp - Raise decomposed attention to flash ------===//
+//
+// flash-raise-attention: recognises scaled dot-product attention written as
+// tensor ops, the way frontends emit it (torch-mlir's decomposition of
+// aten.scaled_dot_product_attention: S = Q·Kᵀ, a constant scale, an optional
+// materialised causal mask, a softmax over the keys, O = P·V, with K/V heads
+// repeated for GQA), and replaces it by one flash.attention. Matching walks
+// back from the P·V contraction; constants and masks are read by a small
+// interpreter of arith/linalg.index that samples the mask at (query, key)
+// points. Anything that is not exactly attention is left untouched.
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mlir::flash {
+#define GEN_PASS_DEF_FLASHRAISEATTENTION
+#include "flash/Dialect/Flash/Transforms/Passes.h.inc"
+} // namespace mlir::flash
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+
+/// A logit at or below this is a masked-out key: torch's masks use -inf,
+/// Hugging Face's the lowest finite float; exp() of either is 0.
+constexpr double kMaskedBelow = -1e30;
+/// Bounds the walks through the IR (and the interpreter's recursion).
+constexpr int kMaxDepth = 64;
+
+//===----------------------------------------------------------------------===//
+// Looking through reshapes and elementwise generics
+//===----------------------------------------------------------------------===//
+
+/// Strips reshapes between [B, H, S, D] and [B*H, S, D] (what frontends put
+/// around linalg.batch_matmul): elementwise ops and last-dim softmaxes
+/// commute with them. Sets `*reshaped` when one was stripped.
+Value peelBatchReshape(Value v, bool *reshaped = nullptr) {
+  for (int i = 0; i < kMaxDepth; ++i) {
+    SmallVector<ReassociationIndices> groups;
+    Value src;
+    if (auto c = v.getDefiningOp<tensor::CollapseShapeOp>()) {
+      groups = c.getReassociationIndices();
+      src = c.getSrc();
+    } else if (auto e = v.getDefiningOp<tensor::ExpandShapeOp>()) {
+      groups = e.getReassociationIndices();
+      src = e.getSrc();
+    } else {
+      return v;
+    }
+    if (groups.size() != 3 || groups[0].size() != 2 || groups[1].size() != 1 ||
+        groups[2].size() != 1)
+      return v;
+    if (reshaped)
+      *reshaped = true;
+    v = src;
+  }
+  return v;
+}
+
+/// The generic computing `v` element by element (parallel loops, one result
+/// through the identity map, the init only giving the shape), or null.
+linalg::GenericOp elementwiseProducer(Value v) {
+  auto g = v.getDefiningOp<linalg::GenericOp>();
+  if (!g || !g.hasPureTensorSemantics() || g.getNumResults() != 1 ||
+      g.getNumParallelLoops() != g.getNumLoops() ||
+      !g.getIndexingMapsArray().back().isIdentity() ||
+      g.payloadUsesValueFromOperand(g.getDpsInitOperand(0)))
+    return {};
+  return g;
+}
+
+/// A scalar SSA value inside the body of a linalg.generic.
+struct Elem {
+  Value v;
+  linalg::GenericOp op;
+};
+
+Elem yieldOf(linalg::GenericOp g) {
+  return {g.getBody()->getTerminator()->getOperand(0), g};
+}
+
+/// Float casts are looked through: the kernel computes in f32 anyway.
+Elem stripCasts(Elem e) {
+  while (Operation *def = e.v.getDefiningOp()) {
+    if (!isa<arith::ExtFOp, arith::TruncFOp>(def))
+      break;
+    e.v = def->getOperand(0);
+  }
+  return e;
+}
+
+/// The input operand whose block argument `e` is, or null.
+OpOperand *readOperand(Elem e) {
+  auto arg = dyn_cast<BlockArgument>(e.v);
+  if (!arg || arg.getOwner() != e.op.getBody() ||
+      arg.getArgNumber() >= e.op.getNumDpsInputs())
+    return nullptr;
+  return e.op.getDpsInputOperand(arg.getArgNumber());
+}
+
+/// The tensor `e` reads through the identity map (batch reshapes stripped),
+/// or null.
+Value wholeRead(Elem e) {
+  OpOperand *o = readOperand(stripCasts(e));
+  if (!o || !isa<RankedTensorType>(o->get().getType()) ||
+      !e.op.getMatchingIndexingMap(o).isIdentity())
+    return {};
+  return peelBatchReshape(o->get());
+}
+
+/// Follows `e` into the elementwise generics it reads whole, so that fused
+/// and unfused chains look alike.
+Elem skip(Elem e) {
+  for (int i = 0; i < kMaxDepth; ++i) {
+    e = stripCasts(e);
+    Value t = wholeRead(e);
+    linalg::GenericOp g = t ? elementwiseProducer(t) : nullptr;
+    if (!g)
+      return e;
+    e = yieldOf(g);
+  }
+  return e;
+}
+
+/// (d0, ..., d{n-2}) or (d0, ..., d{n-2}, 0): one value per row, broadcast
+/// along the last (key) loop.
+bool isRowMap(AffineMap map, unsigned numLoops) {
+  if (map.getNumDims() != numLoops || numLoops < 2 ||
+      map.getNumResults() < numLoops - 1 || map.getNumResults() > numLoops)
+    return false;
+  for (unsigned i = 0; i + 1 < numLoops; ++i)
+    if (map.getResult(i) != getAffineDimExpr(i, map.getContext()))
+      return false;
+  if (map.getNumResults() == numLoops) {
+    auto c = dyn_cast<AffineConstantExpr>(map.getResult(numLoops - 1));
+    return c && c.getValue() == 0;
+  }
+  return true;
+}
+
+/// The tensor `e` reads as a row vector, or null.
+Value rowRead(Elem e) {
+  OpOperand *o = readOperand(stripCasts(e));
+  if (!o || !isRowMap(e.op.getMatchingIndexingMap(o), e.op.getNumLoops()))
+    return {};
+  return o->get();
+}
+
+//===----------------------------------------------------------------------===//
+// An interpreter for data-independent scalars (scales, masks)
+//===----------------------------------------------------------------------===//
+
+struct Num {
+  double f = 0;
+  int64_t i = 0;
+  bool isFloat = false;
+};
+
+Num fromFloat(double f) { return {f, 0, true}; }
+Num fromInt(int64_t i) { return {0, i, false}; }
+
+FailureOr<Num> fromAttr(Attribute attr) {
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return fromFloat(f.getValueAsDouble());
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return fromInt(i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
+                                            : i.getValue().getSExtValue());
+  return failure();
+}
+
+FailureOr<Num> evalElement(Value t, ArrayRef<int64_t> point, int depth);
+
+/// Evaluates `v` (in the body of `ctx`, or a constant outside any) at the
+/// loop point `idx`. Fails on anything that reads data.
+FailureOr<Num> evalScalar(Value v, linalg::GenericOp ctx,
+                          ArrayRef<int64_t> idx, int depth) {
+  if (depth > kMaxDepth)
+    return failure();
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (!ctx || arg.getOwner() != ctx.getBody())
+      return failure();
+    OpOperand &o = ctx->getOpOperand(arg.getArgNumber());
+    if (!isa<RankedTensorType>(o.get().getType()))
+      return evalScalar(o.get(), nullptr, {}, depth + 1);
+    SmallVector<int64_t> point = ctx.getMatchingIndexingMap(&o).compose(idx);
+    return evalElement(o.get(), point, depth + 1);
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto c = dyn_cast<arith::ConstantOp>(op))
+    return fromAttr(c.getValue());
+  if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+    if (!ctx || index->getParentOp() != ctx || index.getDim() >= idx.size())
+      return failure();
+    return fromInt(idx[index.getDim()]);
+  }
+  SmallVector<Num, 3> in;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Num> n = evalScalar(operand, ctx, idx, depth + 1);
+    if (failed(n))
+      return failure();
+    in.push_back(*n);
+  }
+  // Casts between index, integer and float types.
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp, arith::TruncIOp, arith::ExtFOp, arith::TruncFOp>(
+          op))
+    return in[0];
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(op))
+    return fromFloat(double(in[0].i));
+  if (isa<arith::SelectOp>(op))
+    return in[0].i ? in[1] : in[2];
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    int64_t a = in[0].i, b = in[1].i;
+    uint64_t ua = a, ub = b;
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::eq: return fromInt(a == b);
+    case arith::CmpIPredicate::ne: return fromInt(a != b);
+    case arith::CmpIPredicate::slt: return fromInt(a < b);
+    case arith::CmpIPredicate::sle: return fromInt(a <= b);
+    case arith::CmpIPredicate::sgt: return fromInt(a > b);
+    case arith::CmpIPredicate::sge: return fromInt(a >= b);
+    case arith::CmpIPredicate::ult: return fromInt(ua < ub);
+    case arith::CmpIPredicate::ule: return fromInt(ua <= ub);
+    case arith::CmpIPredicate::ugt: return fromInt(ua > ub);
+    case arith::CmpIPredicate::uge: return fromInt(ua >= ub);
+    }
+  }
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    double a = in[0].f, b = in[1].f;
+    switch (cmp.getPredicate()) {
+    case arith::CmpFPredicate::OEQ: return fromInt(a == b);
+    case arith::CmpFPredicate::ONE: return fromInt(a != b);
+    case arith::CmpFPredicate::OLT: return fromInt(a < b);
+    case arith::CmpFPredicate::OLE: return fromInt(a <= b);
+    case arith::CmpFPredicate::OGT: return fromInt(a > b);
+    case arith::CmpFPredicate::OGE: return fromInt(a >= b);
+    default: return failure();
+    }
+  }
+  bool isBool = v.getType().isInteger(1);
+  auto boolOr = [&](int64_t x) { return fromInt(isBool ? (x & 1) : x); };
+  if (isa<arith::AddIOp>(op)) return fromInt(in[0].i + in[1].i);
+  if (isa<arith::SubIOp>(op)) return fromInt(in[0].i - in[1].i);
+  if (isa<arith::MulIOp>(op)) return fromInt(in[0].i * in[1].i);
+  if (isa<arith::AndIOp>(op)) return boolOr(in[0].i & in[1].i);
+  if (isa<arith::OrIOp>(op)) return boolOr(in[0].i | in[1].i);
+  if (isa<arith::XOrIOp>(op)) return boolOr(in[0].i ^ in[1].i);
+  if (isa<arith::AddFOp>(op)) return fromFloat(in[0].f + in[1].f);
+  if (isa<arith::SubFOp>(op)) return fromFloat(in[0].f - in[1].f);
+  if (isa<arith::MulFOp>(op)) return fromFloat(in[0].f * in[1].f);
+  if (isa<arith::DivFOp>(op)) return fromFloat(in[0].f / in[1].f);
+  if (isa<arith::NegFOp>(op)) return fromFloat(-in[0].f);
+  return failure();
+}
+
+/// Element `point` of the tensor `t`, which must be built from constants,
+/// fills and generics of data-independent scalars.
+FailureOr<Num> evalElement(Value t, ArrayRef<int64_t> point, int depth) {
+  if (depth > kMaxDepth)
+    return failure();
+  auto type = cast<RankedTensorType>(t.getType());
+  for (auto [p, size] : llvm::zip_equal(point, type.getShape()))
+    if (p < 0 || (!ShapedType::isDynamic(size) && p >= size))
+      return failure();
+  Operation *op = t.getDefiningOp();
+  if (!op)
+    return failure();
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return evalScalar(fill.getInputs()[0], nullptr, {}, depth + 1);
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!dense)
+      return failure();
+    if (dense.isSplat())
+      return fromAttr(dense.getSplatValue<Attribute>());
+    int64_t flat = 0;
+    for (auto [p, size] : llvm::zip_equal(point, type.getShape()))
+      flat = flat * size + p;
+    return fromAttr(dense.getValues<Attribute>()[flat]);
+  }
+  if (auto cast = dyn_cast<tensor::CastOp>(op))
+    return evalElement(cast.getSource(), point, depth + 1);
+  if (auto b = dyn_cast<linalg::BroadcastOp>(op)) {
+    SmallVector<int64_t> inner;
+    for (auto [i, p] : llvm::enumerate(point))
+      if (!llvm::is_contained(b.getDimensions(), int64_t(i)))
+        inner.push_back(p);
+    return evalElement(b.getInput(), inner, depth + 1);
+  }
+  // Reshapes (de)linearise each group; the sizes used must be static.
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
+    auto expand = dyn_cast<tensor::ExpandShapeOp>(op);
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(op);
+    Value src = expand ? expand.getSrc() : collapse.getSrc();
+    ArrayRef<int64_t> wide = expand ? type.getShape()
+                                    : cast<RankedTensorType>(src.getType())
+                                          .getShape();
+    SmallVector<ReassociationIndices> groups =
+        expand ? expand.getReassociationIndices()
+               : collapse.getReassociationIndices();
+    SmallVector<int64_t> srcPoint(
+        cast<RankedTensorType>(src.getType()).getRank());
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      if (expand) { // Linearise point[group] into srcPoint[g].
+        int64_t flat = 0;
+        for (auto [n, d] : llvm::enumerate(group)) {
+          if (n > 0 && ShapedType::isDynamic(wide[d]))
+            return failure();
+          flat = (n > 0 ? flat * wide[d] : 0) + point[d];
+        }
+        srcPoint[g] = flat;
+      } else { // Delinearise point[g] into srcPoint[group].
+        int64_t flat = point[g];
+        for (int64_t n = group.size() - 1; n >= 0; --n) {
+          int64_t size = wide[group[n]];
+          if (n > 0 && ShapedType::isDynamic(size))
+            return failure();
+          srcPoint[group[n]] = n > 0 ? flat % size : flat;
+          flat = n > 0 ? flat / size : 0;
+        }
+      }
+    }
+    return evalElement(src, srcPoint, depth + 1);
+  }
+  if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+    unsigned r = cast<OpResult>(t).getResultNumber();
+    if (g.getNumParallelLoops() != g.getNumLoops() ||
+        !g.getMatchingIndexingMap(g.getDpsInitOperand(r)).isIdentity())
+      return failure();
+    return evalScalar(g.getBody()->getTerminator()->getOperand(r), g, point,
+                      depth + 1);
+  }
+  return failure();
+}
+
+/// Points to sample a mask at along a query or key loop of `size`: the
+/// first ones, the last ones of a static size, far ones of a dynamic size.
+SmallVector<int64_t> samplePoints(int64_t size) {
+  SmallVector<int64_t> points;
+  bool dynamic = ShapedType::isDynamic(size);
+  for (int64_t i = 0; i < 12 && (dynamic || i < size); ++i)
+    points.push_back(i);
+  if (dynamic)
+    llvm::append_range(points, ArrayRef<int64_t>{1000, 1001, 1002, 4097});
+  else
+    for (int64_t i = std::max<int64_t>(12, size - 3); i < size; ++i)
+      points.push_back(i);
+  return points;
+}
+
+/// The value of a data-independent float scalar that does not vary over
+/// the loops of its generic, or nullopt.
+std::optional<double> constantScalar(Elem e) {
+  SmallVector<int64_t> ranges = e.op.getStaticLoopRanges();
+  SmallVector<int64_t> origin(ranges.size(), 0), far;
+  for (int64_t size : ranges)
+    far.push_back(ShapedType::isDynamic(size) ? 7 : std::min<int64_t>(size - 1, 7));
+  FailureOr<Num> a = evalScalar(e.v, e.op, origin, 0);
+  FailureOr<Num> b = evalScalar(e.v, e.op, far, 0);
+  if (failed(a) || failed(b) || !a->isFloat || a->f != b->f)
+    return std::nullopt;
+  return a->f;
+}
+
+enum class MaskKind { None, Causal };
+
+/// Classifies `visible(idx)` (the last two loops are query i and key j) by
+/// sampling: every key visible, or exactly j <= i (torch's tril(ones)), in
+/// every batch and head.
+FailureOr<MaskKind>
+classifyMask(linalg::GenericOp ctx,
+             function_ref<FailureOr<bool>(ArrayRef<int64_t>)> visible) {
+  SmallVector<int64_t> ranges = ctx.getStaticLoopRanges();
+  unsigned n = ranges.size();
+  if (n < 2)
+    return failure();
+  bool all = true, causal = true;
+  SmallVector<int64_t> idx(n, 0);
+  // Batch and head loops at 0, then at 1 where they have room.
+  for (int64_t b : {0, 1}) {
+    for (unsigned d = 0; d + 2 < n; ++d)
+      idx[d] = ShapedType::isDynamic(ranges[d]) || b < ranges[d] ? b : 0;
+    for (int64_t i : samplePoints(ranges[n - 2])) {
+      for (int64_t j : samplePoints(ranges[n - 1])) {
+        idx[n - 2] = i;
+        idx[n - 1] = j;
+        FailureOr<bool> vis = visible(idx);
+        if (failed(vis))
+          return failure();
+        all &= *vis;
+        causal &= *vis == (j <= i);
+      }
+    }
+  }
+  if (all)
+    return MaskKind::None;
+  if (causal)
+    return MaskKind::Causal;
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax, scores and contractions
+//===----------------------------------------------------------------------===//
+
+bool isZeroInit(Value init) {
+  auto type = cast<RankedTensorType>(init.getType());
+  SmallVector<int64_t> origin(type.getRank(), 0);
+  FailureOr<Num> v = evalElement(init, origin, 0);
+  return succeeded(v) && v->isFloat && v->f == 0.0;
+}
+
+/// `y` combines the block arguments `a` and `acc` as max(a, acc).
+bool isMaxOf(Value y, Value a, Value acc) {
+  auto is = [&](Value x, Value z) { return (x == a && z == acc) || (x == acc && z == a); };
+  if (isa_and_present<arith::MaximumFOp, arith::MaxNumFOp>(y.getDefiningOp()))
+    return is(y.getDefiningOp()->getOperand(0), y.getDefiningOp()->getOperand(1));
+  auto sel = y.getDefiningOp<arith::SelectOp>();
+  auto cmp = sel ? sel.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
+  if (!cmp || !is(cmp.getLhs(), cmp.getRhs()))
+    return false;
+  using P = arith::CmpFPredicate;
+  P p = cmp.getPredicate();
+  bool greater = p == P::OGT || p == P::OGE || p == P::UGT || p == P::UGE;
+  bool less = p == P::OLT || p == P::OLE || p == P::ULT || p == P::ULE;
+  // select(x > z, x, z) or select(x < z, z, x).
+  return (greater && sel.getTrueValue() == cmp.getLhs() &&
+          sel.getFalseValue() == cmp.getRhs()) ||
+         (less && sel.getTrueValue() == cmp.getRhs() &&
+          sel.getFalseValue() == cmp.getLhs());
+}
+
+/// If `t` is a row-wise max (`isMax`) or sum over the last dim of a tensor
+/// X, with -inf (max) or 0 (sum) as the start, returns X.
+Value matchRowReduction(Value t, bool isMax) {
+  t = peelBatchReshape(t);
+  // keepdim: [..., S] -> [..., S, 1].
+  if (auto e = t.getDefiningOp<tensor::ExpandShapeOp>()) {
+    SmallVector<ReassociationIndices> groups = e.getReassociationIndices();
+    unsigned r = e.getResultType().getRank();
+    if (groups.back().size() == 2 && e.getResultType().getDimSize(r - 1) == 1 &&
+        llvm::all_of(ArrayRef(groups).drop_back(),
+                     [](auto &g) { return g.size() == 1; }))
+      t = e.getSrc();
+  }
+  auto op = t.getDefiningOp<linalg::LinalgOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 1)
+    return {};
+  unsigned r = cast<OpResult>(t).getResultNumber(), n = op.getNumLoops();
+  OpOperand *in = op.getDpsInputOperand(0), *init = op.getDpsInitOperand(r);
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  if (n < 2 || !op.getMatchingIndexingMap(in).isIdentity() ||
+      !isRowMap(op.getMatchingIndexingMap(init), n) ||
+      iters.back() != utils::IteratorType::reduction ||
+      llvm::count(iters, utils::IteratorType::reduction) != 1)
+    return {};
+  Block *body = op.getBlock();
+  Value y = body->getTerminator()->getOperand(r);
+  Value a = body->getArgument(0), acc = body->getArgument(1 + r);
+  auto add = y.getDefiningOp<arith::AddFOp>();
+  bool ok = isMax ? isMaxOf(y, a, acc)
+                  : add && ((add.getLhs() == a && add.getRhs() == acc) ||
+                            (add.getLhs() == acc && add.getRhs() == a));
+  SmallVector<int64_t> origin(
+      cast<RankedTensorType>(init->get().getType()).getRank(), 0);
+  FailureOr<Num> start = evalElement(init->get(), origin, 0);
+  if (!ok || failed(start) || !start->isFloat ||
+      (isMax ? start->f > kMaskedBelow : start->f != 0.0))
+    return {};
+  return peelBatchReshape(in->get());
+}
+
+/// Matches exp(X - rowmax(X)) at `e` and returns X.
+Value matchExpShift(Elem e) {
+  e = skip(e);
+  auto exp = e.v.getDefiningOp<math::ExpOp>();
+  if (!exp)
+    return {};
+  Elem diff = skip({exp.getOperand(), e.op});
+  auto sub = diff.v.getDefiningOp<arith::SubFOp>();
+  if (!sub)
+    return {};
+  Value x = wholeRead({sub.getLhs(), diff.op});
+  Value max = rowRead({sub.getRhs(), diff.op});
+  if (!x || !max || matchRowReduction(max, /*isMax=*/true) != x)
+    return {};
+  return x;
+}
+
+/// torch's stable softmax over the last dim, exp(X - max) / sum(exp(X -
+/// max)), as separate or fused generics; returns X.
+Value matchDecomposedSoftmax(Value p) {
+  linalg::GenericOp g = elementwiseProducer(p);
+  if (!g)
+    return {};
+  Elem e = skip(yieldOf(g));
+  auto div = e.v.getDefiningOp<arith::DivFOp>();
+  if (!div)
+    return {};
+  Value x = matchExpShift({div.getLhs(), e.op});
+  Value sum = rowRead({div.getRhs(), e.op});
+  Value summed = sum ? matchRowReduction(sum, /*isMax=*/false) : Value();
+  linalg::GenericOp sg = summed ? elementwiseProducer(summed) : nullptr;
+  if (!x || !sg || matchExpShift(yieldOf(sg)) != x)
+    return {};
+  return x;
+}
+
+/// What lies between the softmax input and S = Q·Kᵀ.
+struct Scores {
+  Value s;
+  double scale = 1.0;
+  bool causal = false;
+};
+
+/// Walks back from the softmax input `x` through constant multiplies and
+/// divides and at most one causal mask (additive or select) to S.
+LogicalResult matchScores(Value x, Scores &out) {
+  linalg::GenericOp g = elementwiseProducer(x);
+  if (!g) {
+    out.s = x;
+    return success();
+  }
+  Elem e = yieldOf(g);
+  bool masked = false;
+  // Records the mask at `ctx`, given as `visible`.
+  auto addMask = [&](linalg::GenericOp ctx,
+                     function_ref<FailureOr<bool>(ArrayRef<int64_t>)> visible) {
+    if (masked)
+      return failure();
+    masked = true;
+    FailureOr<MaskKind> kind = classifyMask(ctx, visible);
+    if (failed(kind))
+      return failure();
+    out.causal = *kind == MaskKind::Causal;
+    return success();
+  };
+  for (int step = 0; step < kMaxDepth; ++step) {
+    e = stripCasts(e);
+    if (Value t = wholeRead(e)) {
+      if (linalg::GenericOp p = elementwiseProducer(t)) {
+        e = yieldOf(p);
+        continue;
+      }
+      out.s = t;
+      return success();
+    }
+    Operation *op = e.v.getDefiningOp();
+    if (!op)
+      return failure();
+    Elem lhs{op->getNumOperands() > 0 ? op->getOperand(0) : Value(), e.op};
+    Elem rhs{op->getNumOperands() > 1 ? op->getOperand(1) : Value(), e.op};
+    if (isa<arith::MulFOp>(op)) {
+      if (std::optional<double> c = constantScalar(rhs)) {
+        out.scale *= *c;
+        e = lhs;
+      } else if (std::optional<double> c = constantScalar(lhs)) {
+        out.scale *= *c;
+        e = rhs;
+      } else {
+        return failure();
+      }
+    } else if (isa<arith::DivFOp>(op)) {
+      std::optional<double> c = constantScalar(rhs);
+      if (!c)
+        return failure();
+      out.scale /= *c;
+      e = lhs;
+    } else if (isa<arith::AddFOp>(op)) {
+      // One side is the additive mask: 0 where visible, <= kMaskedBelow not.
+      linalg::GenericOp ctx = e.op;
+      auto isMask = [&](Elem m) {
+        return addMask(ctx, [&](ArrayRef<int64_t> idx) -> FailureOr<bool> {
+          FailureOr<Num> v = evalScalar(m.v, ctx, idx, 0);
+          if (failed(v) || !v->isFloat ||
+              (v->f != 0.0 && !(v->f <= kMaskedBelow)))
+            return failure();
+          return v->f == 0.0;
+        });
+      };
+      if (succeeded(evalScalar(rhs.v, ctx, SmallVector<int64_t>(ctx.getNumLoops(), 0), 0)))
+        e = succeeded(isMask(rhs)) ? lhs : Elem{};
+      else
+        e = succeeded(isMask(lhs)) ? rhs : Elem{};
+      if (!e.v)
+        return failure();
+    } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      // select(visible, s, -inf) or select(masked, -inf, s).
+      linalg::GenericOp ctx = e.op;
+      std::optional<double> t = constantScalar({sel.getTrueValue(), ctx});
+      std::optional<double> f = constantScalar({sel.getFalseValue(), ctx});
+      bool trueMasks = t && *t <= kMaskedBelow;
+      if (!trueMasks && !(f && *f <= kMaskedBelow))
+        return failure();
+      auto visible = [&](ArrayRef<int64_t> idx) -> FailureOr<bool> {
+        FailureOr<Num> c = evalScalar(sel.getCondition(), ctx, idx, 0);
+        if (failed(c))
+          return failure();
+        return bool(c->i) != trueMasks;
+      };
+      if (failed(addMask(ctx, visible)))
+        return failure();
+      e = {trueMasks ? sel.getFalseValue() : sel.getTrueValue(), ctx};
+    } else {
+      return failure();
+    }
+  }
+  return failure();
+}
+
+/// A contraction out[b..., m, n] = sum_k lhs[b..., m, k] * rhs[...] from a
+/// zero start, where rhs is [b..., n, k] (`rhsTransposed`) or [b..., k, n].
+struct Contraction {
+  Value lhs, rhs;
+  bool rhsTransposed;
+};
+
+std::optional<Contraction> matchContraction(Value result) {
+  auto op = result.getDefiningOp<linalg::LinalgOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op) ||
+      !isZeroInit(op.getDpsInitOperand(0)->get()))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.empty())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  ArrayRef<AffineExpr> out = maps[2].getResults();
+  MLIRContext *ctx = op.getContext();
+  AffineExpr m = getAffineDimExpr(dims->m[0], ctx),
+             n = getAffineDimExpr(dims->n[0], ctx),
+             k = getAffineDimExpr(dims->k[0], ctx);
+  unsigned r = out.size();
+  if (r != dims->batch.size() + 2 || out[r - 2] != m || out[r - 1] != n)
+    return std::nullopt;
+  auto expect = [&](AffineExpr a, AffineExpr b) {
+    SmallVector<AffineExpr> e(out.drop_back(2));
+    e.push_back(a);
+    e.push_back(b);
+    return e;
+  };
+  if (maps[0].getResults() != ArrayRef(expect(m, k)))
+    return std::nullopt;
+  bool transposed = maps[1].getResults() == ArrayRef(expect(n, k));
+  if (!transposed && maps[1].getResults() != ArrayRef(expect(k, n)))
+    return std::nullopt;
+  return Contraction{op.getDpsInputOperand(0)->get(),
+                     op.getDpsInputOperand(1)->get(), transposed};
+}
+
+/// True if `perm` swaps the last two dims and keeps the others.
+bool isLastTwoSwap(ArrayRef<int64_t> perm) {
+  int64_t r = perm.size();
+  for (int64_t i = 0; i < r; ++i)
+    if (perm[i] != (i < r - 2 ? i : 2 * r - 3 - i))
+      return false;
+  return r >= 2;
+}
+
+/// Strips from a Q·Kᵀ or P·V operand the batch reshapes, last-two-dims
+/// transposes (flipping `transposed`) and, with `scale`, constant scales.
+Value peelOperand(Value v, bool &transposed, double *scale, bool &reshaped) {
+  for (int i = 0; i < kMaxDepth; ++i) {
+    v = peelBatchReshape(v, &reshaped);
+    if (auto t = v.getDefiningOp<linalg::TransposeOp>()) {
+      if (!isLastTwoSwap(t.getPermutation()))
+        return v;
+      transposed = !transposed;
+      v = t.getInput();
+      continue;
+    }
+    linalg::GenericOp g = elementwiseProducer(v);
+    if (!g || g.getNumDpsInputs() < 1)
+      return v;
+    Elem y = stripCasts(yieldOf(g));
+    // A generic transpose: yields its input read through a swap.
+    if (OpOperand *o = readOperand(y)) {
+      AffineMap map = g.getMatchingIndexingMap(o);
+      SmallVector<int64_t> perm;
+      for (AffineExpr e : map.getResults())
+        if (auto d = dyn_cast<AffineDimExpr>(e))
+          perm.push_back(d.getPosition());
+      if (perm.size() != map.getNumDims() || !isLastTwoSwap(perm))
+        return v;
+      transposed = !transposed;
+      v = o->get();
+      continue;
+    }
+    Operation *op = y.v.getDefiningOp();
+    if (!scale || !isa_and_present<arith::MulFOp, arith::DivFOp>(op))
+      return v;
+    Elem lhs{op->getOperand(0), g}, rhs{op->getOperand(1), g};
+    std::optional<double> c = constantScalar(rhs);
+    bool isMul = isa<arith::MulFOp>(op);
+    if (!c && isMul && (c = constantScalar(lhs)))
+      std::swap(lhs, rhs);
+    Value t = wholeRead(lhs);
+    if (!c || !t)
+      return v;
+    *scale = isMul ? *scale * *c : *scale / *c;
+    v = t;
+  }
+  return v;
+}
+
+/// K or V with heads repeated G times, torch's repeat_interleave / Hugging
+/// Face's repeat_kv: [B, Hkv, S, D] -> broadcast [B, Hkv, G, S, D] ->
+/// collapse [B, Hkv*G, S, D] (head h reads KV head h / G, flash's GQA).
+/// Returns the unrepeated tensor and G, or `v` and 1.
+std::pair<Value, int64_t> peelRepeatedHeads(Value v) {
+  auto c = v.getDefiningOp<tensor::CollapseShapeOp>();
+  SmallVector<ReassociationIndices> gqa = {{0}, {1, 2}, {3}, {4}};
+  if (!c || c.getReassociationIndices() != gqa)
+    return {v, 1};
+  Value wide = c.getSrc();
+  int64_t g = c.getSrcType().getDimSize(2);
+  if (ShapedType::isDynamic(g))
+    return {v, 1};
+  if (auto b = wide.getDefiningOp<linalg::BroadcastOp>()) {
+    if (b.getDimensions() == ArrayRef<int64_t>{2})
+      return {b.getInput(), g};
+    return {v, 1};
+  }
+  linalg::GenericOp gen = elementwiseProducer(wide);
+  OpOperand *o = gen && gen.getNumDpsInputs() == 1
+                     ? readOperand(yieldOf(gen))
+                     : nullptr;
+  if (!o)
+    return {v, 1};
+  MLIRContext *ctx = gen.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  ArrayRef<AffineExpr> res = gen.getMatchingIndexingMap(o).getResults();
+  if (res == ArrayRef<AffineExpr>{d(0), d(1), d(3), d(4)})
+    return {o->get(), g};
+  // [B, Hkv, 1, S, D] read at (d0, d1, 0, d3, d4): unsqueeze + expand.
+  auto e = o->get().getDefiningOp<tensor::ExpandShapeOp>();
+  SmallVector<ReassociationIndices> left = {{0}, {1, 2}, {3}, {4}},
+                                    right = {{0}, {1}, {2, 3}, {4}};
+  if (e && res == ArrayRef<AffineExpr>{d(0), d(1), getAffineConstantExpr(0, ctx),
+                                       d(3), d(4)} &&
+      e.getResultType().getDimSize(2) == 1 &&
+      (e.getReassociationIndices() == left ||
+       e.getReassociationIndices() == right))
+    return {e.getSrc(), g};
+  return {v, 1};
+}
+
+/// Dim `i` of `a` equals dim `j` of `b`: statically, or provably.
+bool sameDim(Value a, int64_t i, Value b, int64_t j) {
+  int64_t x = cast<ShapedType>(a.getType()).getDimSize(i);
+  int64_t y = cast<ShapedType>(b.getType()).getDimSize(j);
+  if (!ShapedType::isDynamic(x) && !ShapedType::isDynamic(y))
+    return x == y;
+  FailureOr<bool> eq = ValueBoundsConstraintSet::areEqual({a, i}, {b, j});
+  return succeeded(eq) && *eq;
+}
+
+//===----------------------------------------------------------------------===//
+// The patterns
+//===----------------------------------------------------------------------===//
+
+/// Raises attention rooted at its P·V contraction; the softmax form is the
+/// subclass's part.
+struct RaiseAttentionBase : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  RaiseAttentionBase(MLIRContext *ctx, llvm::Statistic &raised)
+      : OpInterfaceRewritePattern(ctx), raised(raised) {}
+
+  /// X if `p` is softmax(X) over the last dim, else null.
+  virtual Value matchSoftmax(Value p) const = 0;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp root,
+                                PatternRewriter &rewriter) const override {
+    if (root->getNumResults() != 1)
+      return failure();
+    std::optional<Contraction> pv = matchContraction(root->getResult(0));
+    if (!pv || pv->rhsTransposed)
+      return rewriter.notifyMatchFailure(root, "not a P·V contraction");
+    bool reshaped = false;
+    Value x = matchSoftmax(peelBatchReshape(pv->lhs, &reshaped));
+    Scores scores;
+    if (!x || failed(matchScores(x, scores)))
+      return rewriter.notifyMatchFailure(root, "P is not softmax(scores)");
+    std::optional<Contraction> qk = matchContraction(scores.s);
+    if (!qk)
+      return rewriter.notifyMatchFailure(root, "scores are not Q·Kᵀ");
+    bool tq = false, tk = !qk->rhsTransposed, tv = false;
+    Value q = peelOperand(qk->lhs, tq, &scores.scale, reshaped);
+    Value kFull = peelOperand(qk->rhs, tk, &scores.scale, reshaped);
+    Value vFull = peelOperand(pv->rhs, tv, /*scale=*/nullptr, reshaped);
+    auto [k, gk] = peelRepeatedHeads(kFull);
+    auto [v, gv] = peelRepeatedHeads(vFull);
+    if (tq || tk || tv || gk != gv)
+      return rewriter.notifyMatchFailure(root, "operand layouts");
+
+    // Types: what flash.attention's verifier asks, checked first.
+    auto qT = cast<RankedTensorType>(q.getType());
+    auto kT = cast<RankedTensorType>(k.getType());
+    auto vT = cast<RankedTensorType>(v.getType());
+    auto rootT = cast<RankedTensorType>(root->getResult(0).getType());
+    Type elt = qT.getElementType();
+    int64_t rank = qT.getRank();
+    if ((rank != 3 && rank != 4) || kT.getRank() != rank ||
+        vT.getRank() != rank || (rank == 3 && (gk != 1 || rootT.getRank() != 3)) ||
+        !isa<Float16Type, BFloat16Type, Float32Type>(elt) ||
+        kT.getElementType() != elt || vT.getElementType() != elt ||
+        rootT.getElementType() != elt || qT.isDynamicDim(rank - 1) ||
+        vT.isDynamicDim(rank - 1) ||
+        qT.getDimSize(rank - 1) != kT.getDimSize(rank - 1))
+      return rewriter.notifyMatchFailure(root, "operand types");
+    if (!(scores.scale > 0.0 && std::isfinite(scores.scale) &&
+          std::isfinite(float(scores.scale))))
+      return rewriter.notifyMatchFailure(root, "scale not finite and > 0");
+    // Reshapes could regroup [B, H]: then batch and heads must be shown
+    // equal (heads alone suffice, the products being equal).
+    if (reshaped && rank == 4) {
+      for (Value other : {kFull, vFull})
+        if (!sameDim(q, 1, other, 1) ||
+            (!sameDim(q, 0, other, 0) && qT.isDynamicDim(1)))
+          return rewriter.notifyMatchFailure(root, "batch/heads differ");
+    }
+    // torch's tril mask is top-left aligned, flash's causal bottom-right:
+    // they agree when Sq == Sk.
+    if (scores.causal && !sameDim(q, rank - 2, k, rank - 2))
+      return rewriter.notifyMatchFailure(root, "causal with Sq != Sk");
+
+    Location loc = root.getLoc();
+    SmallVector<ReassociationIndices> batchGroups = {{0, 1}, {2}, {3}};
+    auto toRank4 = [&](Value t) -> Value {
+      if (rank == 4)
+        return t;
+      auto type = cast<RankedTensorType>(t.getType());
+      SmallVector<int64_t> shape = {1};
+      llvm::append_range(shape, type.getShape());
+      return tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get(shape, elt), t, batchGroups);
+    };
+    Value q4 = toRank4(q), k4 = toRank4(k), v4 = toRank4(v);
+    auto q4T = cast<RankedTensorType>(q4.getType());
+    auto resultT = RankedTensorType::get(
+        {q4T.getDimSize(0), q4T.getDimSize(1), q4T.getDimSize(2),
+         vT.getDimSize(rank - 1)},
+        elt);
+    auto attn = AttentionOp::create(
+        rewriter, loc, TypeRange{resultT}, q4, k4, v4, Value(), Value(),
+        Value(), Value(), Value(), ValueRange(),
+        rewriter.getF32FloatAttr(scores.scale),
+        scores.causal ? rewriter.getUnitAttr() : UnitAttr(),
+        DenseI64ArrayAttr(), FloatAttr(), ConfigAttr());
+    Value o = attn.getResult(0);
+    if (rootT.getRank() == 3)
+      o = tensor::CollapseShapeOp::create(rewriter, loc, o, batchGroups);
+    if (o.getType() != rootT) {
+      if (!tensor::CastOp::areCastCompatible(o.getType(), rootT)) {
+        rewriter.eraseOp(attn);
+        return rewriter.notifyMatchFailure(root, "result type");
+      }
+      o = tensor::CastOp::create(rewriter, loc, rootT, o);
+    }
+    rewriter.replaceOp(root, o);
+    ++raised;
+    return success();
+  }
+
+  llvm::Statistic &raised;
+};
+
+/// Softmax written as linalg.softmax over the last dim.
+struct RaiseLinalgSoftmaxAttention : RaiseAttentionBase {
+  using RaiseAttentionBase::RaiseAttentionBase;
+  Value matchSoftmax(Value p) const override {
+    auto sm = p.getDefiningOp<linalg::SoftmaxOp>();
+    if (!sm || int64_t(sm.getDimension()) != sm.getInputOperandType().getRank() - 1)
+      return {};
+    return peelBatchReshape(sm.getInput());
+  }
+};
+
+/// Softmax written as max, subtract, exp, sum, divide (torch's _softmax).
+struct RaiseDecomposedSoftmaxAttention : RaiseAttentionBase {
+  using RaiseAttentionBase::RaiseAttentionBase;
+  Value matchSoftmax(Value p) const override {
+    return matchDecomposedSoftmax(p);
+  }
+};
+
+struct FlashRaiseAttentionPass
+    : flash::impl::FlashRaiseAttentionBase<FlashRaiseAttentionPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RaiseLinalgSoftmaxAttention, RaiseDecomposedSoftmaxAttention>(
+        &getContext(), numRaised);
+    // No folding and no region simplification: where nothing matches, the
+    // IR stays as it was (only the raised chains' dead ops are erased).
+    GreedyRewriteConfig config;
+    config.enableFolding(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace
