@@ -7,10 +7,12 @@
 // repeated for GQA), and replaces it by one flash.attention. Matching walks
 // back from the P·V contraction; constants and masks are read by a small
 // interpreter of arith/linalg.index that samples the mask at (query, key)
-// points. Anything that is not exactly attention is left untouched.
+// points (ScalarEval.h). Anything that is not exactly attention is left
+// untouched.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ScalarEval.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 
@@ -156,274 +158,24 @@ Value rowRead(Elem e) {
 }
 
 //===----------------------------------------------------------------------===//
-// An interpreter for data-independent scalars (scales, masks)
-//===----------------------------------------------------------------------===//
-
-struct Num {
-  double f = 0;
-  int64_t i = 0;
-  bool isFloat = false;
-};
-
-Num fromFloat(double f) { return {f, 0, true}; }
-Num fromInt(int64_t i) { return {0, i, false}; }
-
-FailureOr<Num> fromAttr(Attribute attr) {
-  if (auto f = dyn_cast<FloatAttr>(attr))
-    return fromFloat(f.getValueAsDouble());
-  if (auto i = dyn_cast<IntegerAttr>(attr))
-    return fromInt(i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
-                                            : i.getValue().getSExtValue());
-  return failure();
-}
-
-FailureOr<Num> evalElement(Value t, ArrayRef<int64_t> point, int depth);
-
-/// Evaluates `v` (in the body of `ctx`, or a constant outside any) at the
-/// loop point `idx`. Fails on anything that reads data.
-FailureOr<Num> evalScalar(Value v, linalg::GenericOp ctx,
-                          ArrayRef<int64_t> idx, int depth) {
-  if (depth > kMaxDepth)
-    return failure();
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (!ctx || arg.getOwner() != ctx.getBody())
-      return failure();
-    OpOperand &o = ctx->getOpOperand(arg.getArgNumber());
-    if (!isa<RankedTensorType>(o.get().getType()))
-      return evalScalar(o.get(), nullptr, {}, depth + 1);
-    SmallVector<int64_t> point = ctx.getMatchingIndexingMap(&o).compose(idx);
-    return evalElement(o.get(), point, depth + 1);
-  }
-  Operation *op = v.getDefiningOp();
-  if (auto c = dyn_cast<arith::ConstantOp>(op))
-    return fromAttr(c.getValue());
-  if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-    if (!ctx || index->getParentOp() != ctx || index.getDim() >= idx.size())
-      return failure();
-    return fromInt(idx[index.getDim()]);
-  }
-  SmallVector<Num, 3> in;
-  for (Value operand : op->getOperands()) {
-    FailureOr<Num> n = evalScalar(operand, ctx, idx, depth + 1);
-    if (failed(n))
-      return failure();
-    in.push_back(*n);
-  }
-  // Casts between index, integer and float types.
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp, arith::TruncIOp, arith::ExtFOp, arith::TruncFOp>(
-          op))
-    return in[0];
-  if (isa<arith::SIToFPOp, arith::UIToFPOp>(op))
-    return fromFloat(double(in[0].i));
-  if (isa<arith::SelectOp>(op))
-    return in[0].i ? in[1] : in[2];
-  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    int64_t a = in[0].i, b = in[1].i;
-    uint64_t ua = a, ub = b;
-    switch (cmp.getPredicate()) {
-    case arith::CmpIPredicate::eq: return fromInt(a == b);
-    case arith::CmpIPredicate::ne: return fromInt(a != b);
-    case arith::CmpIPredicate::slt: return fromInt(a < b);
-    case arith::CmpIPredicate::sle: return fromInt(a <= b);
-    case arith::CmpIPredicate::sgt: return fromInt(a > b);
-    case arith::CmpIPredicate::sge: return fromInt(a >= b);
-    case arith::CmpIPredicate::ult: return fromInt(ua < ub);
-    case arith::CmpIPredicate::ule: return fromInt(ua <= ub);
-    case arith::CmpIPredicate::ugt: return fromInt(ua > ub);
-    case arith::CmpIPredicate::uge: return fromInt(ua >= ub);
-    }
-  }
-  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
-    double a = in[0].f, b = in[1].f;
-    switch (cmp.getPredicate()) {
-    case arith::CmpFPredicate::OEQ: return fromInt(a == b);
-    case arith::CmpFPredicate::ONE: return fromInt(a != b);
-    case arith::CmpFPredicate::OLT: return fromInt(a < b);
-    case arith::CmpFPredicate::OLE: return fromInt(a <= b);
-    case arith::CmpFPredicate::OGT: return fromInt(a > b);
-    case arith::CmpFPredicate::OGE: return fromInt(a >= b);
-    default: return failure();
-    }
-  }
-  bool isBool = v.getType().isInteger(1);
-  auto boolOr = [&](int64_t x) { return fromInt(isBool ? (x & 1) : x); };
-  if (isa<arith::AddIOp>(op)) return fromInt(in[0].i + in[1].i);
-  if (isa<arith::SubIOp>(op)) return fromInt(in[0].i - in[1].i);
-  if (isa<arith::MulIOp>(op)) return fromInt(in[0].i * in[1].i);
-  if (isa<arith::AndIOp>(op)) return boolOr(in[0].i & in[1].i);
-  if (isa<arith::OrIOp>(op)) return boolOr(in[0].i | in[1].i);
-  if (isa<arith::XOrIOp>(op)) return boolOr(in[0].i ^ in[1].i);
-  if (isa<arith::AddFOp>(op)) return fromFloat(in[0].f + in[1].f);
-  if (isa<arith::SubFOp>(op)) return fromFloat(in[0].f - in[1].f);
-  if (isa<arith::MulFOp>(op)) return fromFloat(in[0].f * in[1].f);
-  if (isa<arith::DivFOp>(op)) return fromFloat(in[0].f / in[1].f);
-  if (isa<arith::NegFOp>(op)) return fromFloat(-in[0].f);
-  return failure();
-}
-
-/// Element `point` of the tensor `t`, which must be built from constants,
-/// fills and generics of data-independent scalars.
-FailureOr<Num> evalElement(Value t, ArrayRef<int64_t> point, int depth) {
-  if (depth > kMaxDepth)
-    return failure();
-  auto type = cast<RankedTensorType>(t.getType());
-  for (auto [p, size] : llvm::zip_equal(point, type.getShape()))
-    if (p < 0 || (!ShapedType::isDynamic(size) && p >= size))
-      return failure();
-  Operation *op = t.getDefiningOp();
-  if (!op)
-    return failure();
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return evalScalar(fill.getInputs()[0], nullptr, {}, depth + 1);
-  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
-    if (!dense)
-      return failure();
-    if (dense.isSplat())
-      return fromAttr(dense.getSplatValue<Attribute>());
-    int64_t flat = 0;
-    for (auto [p, size] : llvm::zip_equal(point, type.getShape()))
-      flat = flat * size + p;
-    return fromAttr(dense.getValues<Attribute>()[flat]);
-  }
-  if (auto cast = dyn_cast<tensor::CastOp>(op))
-    return evalElement(cast.getSource(), point, depth + 1);
-  if (auto b = dyn_cast<linalg::BroadcastOp>(op)) {
-    SmallVector<int64_t> inner;
-    for (auto [i, p] : llvm::enumerate(point))
-      if (!llvm::is_contained(b.getDimensions(), int64_t(i)))
-        inner.push_back(p);
-    return evalElement(b.getInput(), inner, depth + 1);
-  }
-  // Reshapes (de)linearise each group; the sizes used must be static.
-  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
-    auto expand = dyn_cast<tensor::ExpandShapeOp>(op);
-    auto collapse = dyn_cast<tensor::CollapseShapeOp>(op);
-    Value src = expand ? expand.getSrc() : collapse.getSrc();
-    ArrayRef<int64_t> wide = expand ? type.getShape()
-                                    : cast<RankedTensorType>(src.getType())
-                                          .getShape();
-    SmallVector<ReassociationIndices> groups =
-        expand ? expand.getReassociationIndices()
-               : collapse.getReassociationIndices();
-    SmallVector<int64_t> srcPoint(
-        cast<RankedTensorType>(src.getType()).getRank());
-    for (auto [g, group] : llvm::enumerate(groups)) {
-      if (expand) { // Linearise point[group] into srcPoint[g].
-        int64_t flat = 0;
-        for (auto [n, d] : llvm::enumerate(group)) {
-          if (n > 0 && ShapedType::isDynamic(wide[d]))
-            return failure();
-          flat = (n > 0 ? flat * wide[d] : 0) + point[d];
-        }
-        srcPoint[g] = flat;
-      } else { // Delinearise point[g] into srcPoint[group].
-        int64_t flat = point[g];
-        for (int64_t n = group.size() - 1; n >= 0; --n) {
-          int64_t size = wide[group[n]];
-          if (n > 0 && ShapedType::isDynamic(size))
-            return failure();
-          srcPoint[group[n]] = n > 0 ? flat % size : flat;
-          flat = n > 0 ? flat / size : 0;
-        }
-      }
-    }
-    return evalElement(src, srcPoint, depth + 1);
-  }
-  if (auto g = dyn_cast<linalg::GenericOp>(op)) {
-    unsigned r = cast<OpResult>(t).getResultNumber();
-    if (g.getNumParallelLoops() != g.getNumLoops() ||
-        !g.getMatchingIndexingMap(g.getDpsInitOperand(r)).isIdentity())
-      return failure();
-    return evalScalar(g.getBody()->getTerminator()->getOperand(r), g, point,
-                      depth + 1);
-  }
-  return failure();
-}
-
-/// Points to sample a mask at along a query or key loop of `size`: the
-/// first ones, the last ones of a static size, far ones of a dynamic size.
-SmallVector<int64_t> samplePoints(int64_t size) {
-  SmallVector<int64_t> points;
-  bool dynamic = ShapedType::isDynamic(size);
-  for (int64_t i = 0; i < 12 && (dynamic || i < size); ++i)
-    points.push_back(i);
-  if (dynamic)
-    llvm::append_range(points, ArrayRef<int64_t>{1000, 1001, 1002, 4097});
-  else
-    for (int64_t i = std::max<int64_t>(12, size - 3); i < size; ++i)
-      points.push_back(i);
-  return points;
-}
-
-/// The value of a data-independent float scalar that does not vary over
-/// the loops of its generic, or nullopt.
-std::optional<double> constantScalar(Elem e) {
-  SmallVector<int64_t> ranges = e.op.getStaticLoopRanges();
-  SmallVector<int64_t> origin(ranges.size(), 0), far;
-  for (int64_t size : ranges)
-    far.push_back(ShapedType::isDynamic(size) ? 7 : std::min<int64_t>(size - 1, 7));
-  FailureOr<Num> a = evalScalar(e.v, e.op, origin, 0);
-  FailureOr<Num> b = evalScalar(e.v, e.op, far, 0);
-  if (failed(a) || failed(b) || !a->isFloat || a->f != b->f)
-    return std::nullopt;
-  return a->f;
-}
-
-enum class MaskKind { None, Causal };
-
-/// Classifies `visible(idx)` (the last two loops are query i and key j) by
-/// sampling: every key visible, or exactly j <= i (torch's tril(ones)), in
-/// every batch and head.
-FailureOr<MaskKind>
-classifyMask(linalg::GenericOp ctx,
-             function_ref<FailureOr<bool>(ArrayRef<int64_t>)> visible) {
-  SmallVector<int64_t> ranges = ctx.getStaticLoopRanges();
-  unsigned n = ranges.size();
-  if (n < 2)
-    return failure();
-  bool all = true, causal = true;
-  SmallVector<int64_t> idx(n, 0);
-  // Batch and head loops at 0, then at 1 where they have room.
-  for (int64_t b : {0, 1}) {
-    for (unsigned d = 0; d + 2 < n; ++d)
-      idx[d] = ShapedType::isDynamic(ranges[d]) || b < ranges[d] ? b : 0;
-    for (int64_t i : samplePoints(ranges[n - 2])) {
-      for (int64_t j : samplePoints(ranges[n - 1])) {
-        idx[n - 2] = i;
-        idx[n - 1] = j;
-        FailureOr<bool> vis = visible(idx);
-        if (failed(vis))
-          return failure();
-        all &= *vis;
-        causal &= *vis == (j <= i);
-      }
-    }
-  }
-  if (all)
-    return MaskKind::None;
-  if (causal)
-    return MaskKind::Causal;
-  return failure();
-}
-
-//===----------------------------------------------------------------------===//
 // Softmax, scores and contractions
 //===----------------------------------------------------------------------===//
 
 bool isZeroInit(Value init) {
   auto type = cast<RankedTensorType>(init.getType());
-  SmallVector<int64_t> origin(type.getRank(), 0);
-  FailureOr<Num> v = evalElement(init, origin, 0);
+  SmallVector<int64_t> origin(type.getRank());
+  FailureOr<EvalValue> v = evalElement(init, origin);
   return succeeded(v) && v->isFloat && v->f == 0.0;
 }
 
 /// `y` combines the block arguments `a` and `acc` as max(a, acc).
 bool isMaxOf(Value y, Value a, Value acc) {
-  auto is = [&](Value x, Value z) { return (x == a && z == acc) || (x == acc && z == a); };
+  auto is = [&](Value x, Value z) {
+    return (x == a && z == acc) || (x == acc && z == a);
+  };
   if (isa_and_present<arith::MaximumFOp, arith::MaxNumFOp>(y.getDefiningOp()))
-    return is(y.getDefiningOp()->getOperand(0), y.getDefiningOp()->getOperand(1));
+    return is(y.getDefiningOp()->getOperand(0),
+              y.getDefiningOp()->getOperand(1));
   auto sel = y.getDefiningOp<arith::SelectOp>();
   auto cmp = sel ? sel.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
   if (!cmp || !is(cmp.getLhs(), cmp.getRhs()))
@@ -471,8 +223,8 @@ Value matchRowReduction(Value t, bool isMax) {
                   : add && ((add.getLhs() == a && add.getRhs() == acc) ||
                             (add.getLhs() == acc && add.getRhs() == a));
   SmallVector<int64_t> origin(
-      cast<RankedTensorType>(init->get().getType()).getRank(), 0);
-  FailureOr<Num> start = evalElement(init->get(), origin, 0);
+      cast<RankedTensorType>(init->get().getType()).getRank());
+  FailureOr<EvalValue> start = evalElement(init->get(), origin);
   if (!ok || failed(start) || !start->isFloat ||
       (isMax ? start->f > kMaskedBelow : start->f != 0.0))
     return {};
@@ -513,6 +265,21 @@ Value matchDecomposedSoftmax(Value p) {
   if (!x || !sg || matchExpShift(yieldOf(sg)) != x)
     return {};
   return x;
+}
+
+/// `op` (in the body of `g`) multiplies a value by a loop-invariant
+/// constant or divides it by one: returns the value and the factor.
+std::optional<std::pair<Elem, double>> matchScale(Operation *op,
+                                                  linalg::GenericOp g) {
+  if (!isa_and_present<arith::MulFOp, arith::DivFOp>(op))
+    return std::nullopt;
+  Elem lhs{op->getOperand(0), g}, rhs{op->getOperand(1), g};
+  if (std::optional<double> c = evalLoopInvariant(rhs.v, g))
+    return std::make_pair(lhs, isa<arith::MulFOp>(op) ? *c : 1.0 / *c);
+  if (std::optional<double> c = evalLoopInvariant(lhs.v, g);
+      c && isa<arith::MulFOp>(op))
+    return std::make_pair(rhs, *c);
+  return std::nullopt;
 }
 
 /// What lies between the softmax input and S = Q·Kᵀ.
@@ -559,35 +326,26 @@ LogicalResult matchScores(Value x, Scores &out) {
       return failure();
     Elem lhs{op->getNumOperands() > 0 ? op->getOperand(0) : Value(), e.op};
     Elem rhs{op->getNumOperands() > 1 ? op->getOperand(1) : Value(), e.op};
-    if (isa<arith::MulFOp>(op)) {
-      if (std::optional<double> c = constantScalar(rhs)) {
-        out.scale *= *c;
-        e = lhs;
-      } else if (std::optional<double> c = constantScalar(lhs)) {
-        out.scale *= *c;
-        e = rhs;
-      } else {
+    if (isa<arith::MulFOp, arith::DivFOp>(op)) {
+      std::optional<std::pair<Elem, double>> scaled = matchScale(op, e.op);
+      if (!scaled)
         return failure();
-      }
-    } else if (isa<arith::DivFOp>(op)) {
-      std::optional<double> c = constantScalar(rhs);
-      if (!c)
-        return failure();
-      out.scale /= *c;
-      e = lhs;
+      e = scaled->first;
+      out.scale *= scaled->second;
     } else if (isa<arith::AddFOp>(op)) {
       // One side is the additive mask: 0 where visible, <= kMaskedBelow not.
       linalg::GenericOp ctx = e.op;
       auto isMask = [&](Elem m) {
         return addMask(ctx, [&](ArrayRef<int64_t> idx) -> FailureOr<bool> {
-          FailureOr<Num> v = evalScalar(m.v, ctx, idx, 0);
+          FailureOr<EvalValue> v = evalScalar(m.v, ctx, idx);
           if (failed(v) || !v->isFloat ||
               (v->f != 0.0 && !(v->f <= kMaskedBelow)))
             return failure();
           return v->f == 0.0;
         });
       };
-      if (succeeded(evalScalar(rhs.v, ctx, SmallVector<int64_t>(ctx.getNumLoops(), 0), 0)))
+      if (succeeded(evalScalar(rhs.v, ctx,
+                               SmallVector<int64_t>(ctx.getNumLoops(), 0))))
         e = succeeded(isMask(rhs)) ? lhs : Elem{};
       else
         e = succeeded(isMask(lhs)) ? rhs : Elem{};
@@ -596,13 +354,13 @@ LogicalResult matchScores(Value x, Scores &out) {
     } else if (auto sel = dyn_cast<arith::SelectOp>(op)) {
       // select(visible, s, -inf) or select(masked, -inf, s).
       linalg::GenericOp ctx = e.op;
-      std::optional<double> t = constantScalar({sel.getTrueValue(), ctx});
-      std::optional<double> f = constantScalar({sel.getFalseValue(), ctx});
+      std::optional<double> t = evalLoopInvariant(sel.getTrueValue(), ctx);
+      std::optional<double> f = evalLoopInvariant(sel.getFalseValue(), ctx);
       bool trueMasks = t && *t <= kMaskedBelow;
       if (!trueMasks && !(f && *f <= kMaskedBelow))
         return failure();
       auto visible = [&](ArrayRef<int64_t> idx) -> FailureOr<bool> {
-        FailureOr<Num> c = evalScalar(sel.getCondition(), ctx, idx, 0);
+        FailureOr<EvalValue> c = evalScalar(sel.getCondition(), ctx, idx);
         if (failed(c))
           return failure();
         return bool(c->i) != trueMasks;
@@ -697,18 +455,12 @@ Value peelOperand(Value v, bool &transposed, double *scale, bool &reshaped) {
       v = o->get();
       continue;
     }
-    Operation *op = y.v.getDefiningOp();
-    if (!scale || !isa_and_present<arith::MulFOp, arith::DivFOp>(op))
+    std::optional<std::pair<Elem, double>> scaled =
+        scale ? matchScale(y.v.getDefiningOp(), g) : std::nullopt;
+    Value t = scaled ? wholeRead(scaled->first) : Value();
+    if (!t)
       return v;
-    Elem lhs{op->getOperand(0), g}, rhs{op->getOperand(1), g};
-    std::optional<double> c = constantScalar(rhs);
-    bool isMul = isa<arith::MulFOp>(op);
-    if (!c && isMul && (c = constantScalar(lhs)))
-      std::swap(lhs, rhs);
-    Value t = wholeRead(lhs);
-    if (!c || !t)
-      return v;
-    *scale = isMul ? *scale * *c : *scale / *c;
+    *scale *= scaled->second;
     v = t;
   }
   return v;
@@ -733,9 +485,8 @@ std::pair<Value, int64_t> peelRepeatedHeads(Value v) {
     return {v, 1};
   }
   linalg::GenericOp gen = elementwiseProducer(wide);
-  OpOperand *o = gen && gen.getNumDpsInputs() == 1
-                     ? readOperand(yieldOf(gen))
-                     : nullptr;
+  OpOperand *o =
+      gen && gen.getNumDpsInputs() == 1 ? readOperand(yieldOf(gen)) : nullptr;
   if (!o)
     return {v, 1};
   MLIRContext *ctx = gen.getContext();
@@ -747,8 +498,9 @@ std::pair<Value, int64_t> peelRepeatedHeads(Value v) {
   auto e = o->get().getDefiningOp<tensor::ExpandShapeOp>();
   SmallVector<ReassociationIndices> left = {{0}, {1, 2}, {3}, {4}},
                                     right = {{0}, {1}, {2, 3}, {4}};
-  if (e && res == ArrayRef<AffineExpr>{d(0), d(1), getAffineConstantExpr(0, ctx),
-                                       d(3), d(4)} &&
+  if (e &&
+      res == ArrayRef<AffineExpr>{d(0), d(1), getAffineConstantExpr(0, ctx),
+                                  d(3), d(4)} &&
       e.getResultType().getDimSize(2) == 1 &&
       (e.getReassociationIndices() == left ||
        e.getReassociationIndices() == right))
@@ -811,7 +563,8 @@ struct RaiseAttentionBase : OpInterfaceRewritePattern<linalg::LinalgOp> {
     Type elt = qT.getElementType();
     int64_t rank = qT.getRank();
     if ((rank != 3 && rank != 4) || kT.getRank() != rank ||
-        vT.getRank() != rank || (rank == 3 && (gk != 1 || rootT.getRank() != 3)) ||
+        vT.getRank() != rank ||
+        (rank == 3 && (gk != 1 || rootT.getRank() != 3)) ||
         !isa<Float16Type, BFloat16Type, Float32Type>(elt) ||
         kT.getElementType() != elt || vT.getElementType() != elt ||
         rootT.getElementType() != elt || qT.isDynamicDim(rank - 1) ||
@@ -847,10 +600,10 @@ struct RaiseAttentionBase : OpInterfaceRewritePattern<linalg::LinalgOp> {
     };
     Value q4 = toRank4(q), k4 = toRank4(k), v4 = toRank4(v);
     auto q4T = cast<RankedTensorType>(q4.getType());
-    auto resultT = RankedTensorType::get(
-        {q4T.getDimSize(0), q4T.getDimSize(1), q4T.getDimSize(2),
-         vT.getDimSize(rank - 1)},
-        elt);
+    auto resultT =
+        RankedTensorType::get({q4T.getDimSize(0), q4T.getDimSize(1),
+                               q4T.getDimSize(2), vT.getDimSize(rank - 1)},
+                              elt);
     auto attn = AttentionOp::create(
         rewriter, loc, TypeRange{resultT}, q4, k4, v4, Value(), Value(),
         Value(), Value(), Value(), ValueRange(),
@@ -880,7 +633,8 @@ struct RaiseLinalgSoftmaxAttention : RaiseAttentionBase {
   using RaiseAttentionBase::RaiseAttentionBase;
   Value matchSoftmax(Value p) const override {
     auto sm = p.getDefiningOp<linalg::SoftmaxOp>();
-    if (!sm || int64_t(sm.getDimension()) != sm.getInputOperandType().getRank() - 1)
+    if (!sm ||
+        int64_t(sm.getDimension()) != sm.getInputOperandType().getRank() - 1)
       return {};
     return peelBatchReshape(sm.getInput());
   }
@@ -907,8 +661,8 @@ struct FlashRaiseAttentionPass
     GreedyRewriteConfig config;
     config.enableFolding(false).setRegionSimplificationLevel(
         GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
-                                     config)))
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       signalPassFailure();
   }
 };
