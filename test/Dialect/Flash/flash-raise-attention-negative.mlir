@@ -254,3 +254,63 @@ func.func @pv_accumulates(%q: tensor<6x32x16xf32>, %k: tensor<6x32x16xf32>, %v: 
   %o = linalg.batch_matmul ins(%p, %v : tensor<6x32x32xf32>, tensor<6x32x16xf32>) outs(%c : tensor<6x32x16xf32>) -> tensor<6x32x16xf32>
   return %o : tensor<6x32x16xf32>
 }
+
+// -----
+
+// A negative scale (after a -inf mask it would unmask).
+#bq = affine_map<(b, m, n, k) -> (b, m, k)>
+#bk = affine_map<(b, m, n, k) -> (b, n, k)>
+#bs = affine_map<(b, m, n, k) -> (b, m, n)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @negative_scale
+// CHECK-NOT:   flash.attention
+// CHECK:       linalg.softmax
+func.func @negative_scale(%q: tensor<6x32x16xf32>, %k: tensor<6x32x16xf32>, %v: tensor<6x32x16xf32>) -> tensor<6x32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = arith.constant -0.5 : f32
+  %s0 = tensor.empty() : tensor<6x32x32xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<6x32x32xf32>) -> tensor<6x32x32xf32>
+  %s = linalg.batch_matmul indexing_maps = [#bq, #bk, #bs] ins(%q, %k : tensor<6x32x16xf32>, tensor<6x32x16xf32>) outs(%sz : tensor<6x32x32xf32>) -> tensor<6x32x32xf32>
+  %x = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<6x32x32xf32>) outs(%s0 : tensor<6x32x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<6x32x32xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<6x32x32xf32>) outs(%s0 : tensor<6x32x32xf32>) -> tensor<6x32x32xf32>
+  %o0 = tensor.empty() : tensor<6x32x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<6x32x16xf32>) -> tensor<6x32x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<6x32x32xf32>, tensor<6x32x16xf32>) outs(%oz : tensor<6x32x16xf32>) -> tensor<6x32x16xf32>
+  return %o : tensor<6x32x16xf32>
+}
+
+// -----
+
+// Causal with dynamic Sq and Sk that nothing shows equal: tril(ones) is
+// top-left aligned, flash's causal bottom-right, so no raise.
+#bq = affine_map<(b, m, n, k) -> (b, m, k)>
+#bk = affine_map<(b, m, n, k) -> (b, n, k)>
+#bs = affine_map<(b, m, n, k) -> (b, m, n)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @causal_dynamic_unproven
+// CHECK-NOT:   flash.attention
+// CHECK:       linalg.softmax
+func.func @causal_dynamic_unproven(%q: tensor<6x?x16xf32>, %k: tensor<6x?x16xf32>, %v: tensor<6x?x16xf32>, %sq: index, %sk: index) -> tensor<6x?x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %s0 = tensor.empty(%sq, %sk) : tensor<6x?x?xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<6x?x?xf32>) -> tensor<6x?x?xf32>
+  %s = linalg.batch_matmul indexing_maps = [#bq, #bk, #bs] ins(%q, %k : tensor<6x?x16xf32>, tensor<6x?x16xf32>) outs(%sz : tensor<6x?x?xf32>) -> tensor<6x?x?xf32>
+  %x = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<6x?x?xf32>) outs(%s0 : tensor<6x?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %vis = arith.cmpi ule, %j, %i : index
+    %r = arith.select %vis, %a, %ninf : f32
+    linalg.yield %r : f32
+  } -> tensor<6x?x?xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<6x?x?xf32>) outs(%s0 : tensor<6x?x?xf32>) -> tensor<6x?x?xf32>
+  %o0 = tensor.empty(%sq) : tensor<6x?x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<6x?x16xf32>) -> tensor<6x?x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<6x?x?xf32>, tensor<6x?x16xf32>) outs(%oz : tensor<6x?x16xf32>) -> tensor<6x?x16xf32>
+  return %o : tensor<6x?x16xf32>
+}

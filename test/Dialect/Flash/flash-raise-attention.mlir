@@ -342,3 +342,41 @@ func.func @dense_mask_weights_used(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf
   } -> tensor<1x1x4x8xf32>
   return %o, %p : tensor<1x1x4x8xf32>, tensor<1x1x4x4xf32>
 }
+
+// -----
+
+// Causal with dynamic sequence lengths shown equal: Q and K are copied
+// into tensors of one SSA length %s, so the value bounds prove Sq == Sk;
+// the scale comes after the mask.
+#bq = affine_map<(b, m, n, k) -> (b, m, k)>
+#bk = affine_map<(b, m, n, k) -> (b, n, k)>
+#bs = affine_map<(b, m, n, k) -> (b, m, n)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @causal_dynamic_proven
+// CHECK:         flash.attention {{.*}} {causal, scale = 5.000000e-01 : f32} -> tensor<1x6x?x16xf32>
+// CHECK-NOT:     linalg.softmax
+func.func @causal_dynamic_proven(%qa: tensor<6x?x16xf32>, %ka: tensor<6x?x16xf32>, %v: tensor<6x?x16xf32>, %s: index) -> tensor<6x?x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e = tensor.empty(%s) : tensor<6x?x16xf32>
+  %q = linalg.copy ins(%qa : tensor<6x?x16xf32>) outs(%e : tensor<6x?x16xf32>) -> tensor<6x?x16xf32>
+  %k = linalg.copy ins(%ka : tensor<6x?x16xf32>) outs(%e : tensor<6x?x16xf32>) -> tensor<6x?x16xf32>
+  %s0 = tensor.empty(%s, %s) : tensor<6x?x?xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%s0 : tensor<6x?x?xf32>) -> tensor<6x?x?xf32>
+  %sc = linalg.batch_matmul indexing_maps = [#bq, #bk, #bs] ins(%q, %k : tensor<6x?x16xf32>, tensor<6x?x16xf32>) outs(%sz : tensor<6x?x?xf32>) -> tensor<6x?x?xf32>
+  %x = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%sc : tensor<6x?x?xf32>) outs(%s0 : tensor<6x?x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %vis = arith.cmpi sge, %i, %j : index
+    %m = arith.select %vis, %a, %ninf : f32
+    %r = arith.mulf %m, %half : f32
+    linalg.yield %r : f32
+  } -> tensor<6x?x?xf32>
+  %p = linalg.softmax dimension(2) ins(%x : tensor<6x?x?xf32>) outs(%s0 : tensor<6x?x?xf32>) -> tensor<6x?x?xf32>
+  %o0 = tensor.empty(%s) : tensor<6x?x16xf32>
+  %oz = linalg.fill ins(%zero : f32) outs(%o0 : tensor<6x?x16xf32>) -> tensor<6x?x16xf32>
+  %o = linalg.batch_matmul ins(%p, %v : tensor<6x?x?xf32>, tensor<6x?x16xf32>) outs(%oz : tensor<6x?x16xf32>) -> tensor<6x?x16xf32>
+  return %o : tensor<6x?x16xf32>
+}

@@ -268,18 +268,20 @@ Value matchDecomposedSoftmax(Value p) {
 }
 
 /// `op` (in the body of `g`) multiplies a value by a loop-invariant
-/// constant or divides it by one: returns the value and the factor.
+/// constant or divides it by one: returns the value and the factor. Factors
+/// must be positive: a negative one after a -inf mask would unmask.
 std::optional<std::pair<Elem, double>> matchScale(Operation *op,
                                                   linalg::GenericOp g) {
   if (!isa_and_present<arith::MulFOp, arith::DivFOp>(op))
     return std::nullopt;
+  bool isMul = isa<arith::MulFOp>(op);
   Elem lhs{op->getOperand(0), g}, rhs{op->getOperand(1), g};
-  if (std::optional<double> c = evalLoopInvariant(rhs.v, g))
-    return std::make_pair(lhs, isa<arith::MulFOp>(op) ? *c : 1.0 / *c);
-  if (std::optional<double> c = evalLoopInvariant(lhs.v, g);
-      c && isa<arith::MulFOp>(op))
-    return std::make_pair(rhs, *c);
-  return std::nullopt;
+  std::optional<double> c = evalLoopInvariant(rhs.v, g);
+  if (!c && isMul && (c = evalLoopInvariant(lhs.v, g)))
+    std::swap(lhs, rhs);
+  if (!c || !(*c > 0.0) || !std::isfinite(*c))
+    return std::nullopt;
+  return std::make_pair(lhs, isMul ? *c : 1.0 / *c);
 }
 
 /// What lies between the softmax input and S = Q·Kᵀ.
@@ -587,39 +589,40 @@ struct RaiseAttentionBase : OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (scores.causal && !sameDim(q, rank - 2, k, rank - 2))
       return rewriter.notifyMatchFailure(root, "causal with Sq != Sk");
 
-    Location loc = root.getLoc();
+    // Rank-3 chains become batch 1; the result goes back to the root's type.
     SmallVector<ReassociationIndices> batchGroups = {{0, 1}, {2}, {3}};
+    SmallVector<int64_t> shape(qT.getShape());
+    if (rank == 3)
+      shape.insert(shape.begin(), 1);
+    shape.back() = vT.getDimSize(rank - 1);
+    auto resultT = RankedTensorType::get(shape, elt);
+    RankedTensorType outT =
+        rootT.getRank() == 3
+            ? tensor::CollapseShapeOp::inferCollapsedType(resultT, batchGroups)
+            : resultT;
+    if (!tensor::CastOp::areCastCompatible(outT, rootT))
+      return rewriter.notifyMatchFailure(root, "result type");
+
+    Location loc = root.getLoc();
     auto toRank4 = [&](Value t) -> Value {
       if (rank == 4)
         return t;
-      auto type = cast<RankedTensorType>(t.getType());
-      SmallVector<int64_t> shape = {1};
-      llvm::append_range(shape, type.getShape());
+      SmallVector<int64_t> shape4 = {1};
+      llvm::append_range(shape4, cast<ShapedType>(t.getType()).getShape());
       return tensor::ExpandShapeOp::create(
-          rewriter, loc, RankedTensorType::get(shape, elt), t, batchGroups);
+          rewriter, loc, RankedTensorType::get(shape4, elt), t, batchGroups);
     };
-    Value q4 = toRank4(q), k4 = toRank4(k), v4 = toRank4(v);
-    auto q4T = cast<RankedTensorType>(q4.getType());
-    auto resultT =
-        RankedTensorType::get({q4T.getDimSize(0), q4T.getDimSize(1),
-                               q4T.getDimSize(2), vT.getDimSize(rank - 1)},
-                              elt);
     auto attn = AttentionOp::create(
-        rewriter, loc, TypeRange{resultT}, q4, k4, v4, Value(), Value(),
-        Value(), Value(), Value(), ValueRange(),
+        rewriter, loc, TypeRange{resultT}, toRank4(q), toRank4(k), toRank4(v),
+        Value(), Value(), Value(), Value(), Value(), ValueRange(),
         rewriter.getF32FloatAttr(scores.scale),
         scores.causal ? rewriter.getUnitAttr() : UnitAttr(),
         DenseI64ArrayAttr(), FloatAttr(), ConfigAttr());
     Value o = attn.getResult(0);
     if (rootT.getRank() == 3)
       o = tensor::CollapseShapeOp::create(rewriter, loc, o, batchGroups);
-    if (o.getType() != rootT) {
-      if (!tensor::CastOp::areCastCompatible(o.getType(), rootT)) {
-        rewriter.eraseOp(attn);
-        return rewriter.notifyMatchFailure(root, "result type");
-      }
+    if (o.getType() != rootT)
       o = tensor::CastOp::create(rewriter, loc, rootT, o);
-    }
     rewriter.replaceOp(root, o);
     ++raised;
     return success();
