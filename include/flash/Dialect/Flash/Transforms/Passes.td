@@ -11,6 +11,44 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FlashRaiseAttention : Pass<"flash-raise-attention"> {
+  let summary = "Raise attention written as linalg/tensor ops into "
+                "flash.attention";
+  let description = [{
+    Recognises scaled dot-product attention in the form frontends emit it
+    (torch-mlir's decomposition of `aten.scaled_dot_product_attention`, plain
+    linalg on tensors) and replaces it with one `flash.attention`:
+
+    * S = Q·Kᵀ: `linalg.matmul`/`linalg.batch_matmul` (default or transposed
+      `indexing_maps`) or a contraction `linalg.generic`, with K transposed
+      by `linalg.transpose` or a permuting generic;
+    * the scale: multiplies/divides by a constant, on Q, on K or on S;
+    * an optional mask, additive (0 / -inf) or `arith.select`, that is a
+      materialised causal mask `j <= i` (torch's `tril(ones)`, built from
+      `linalg.index` comparisons) and then becomes `causal`; torch's mask
+      is top-left aligned, flash's bottom-right, so Sq == Sk must be shown
+      (static, or equal by value bounds);
+    * softmax over the key dim: `linalg.softmax` or the stable
+      max/sub/exp/sum/div sequence (fused or not);
+    * O = P·V; K and V heads repeated by broadcast + collapse (torch's
+      `repeat_interleave`, Hugging Face's `repeat_kv`) become GQA.
+
+    Rank-4 [B, H, S, D] chains, also with [B*H, S, D] batch matmuls between
+    reshapes, and rank-3 [B*H, S, D] chains (raised with batch 1). Anything
+    else (a softmax or reduction over another dim, a scale that is not a
+    constant, a mask that is not exactly causal or comes from an argument,
+    P·V with P on the wrong side) is left untouched: no match, no change.
+    Masks and scales are read by evaluating their arith/`linalg.index`
+    expressions at sample points (first, last and far rows and columns).
+  }];
+  let statistics = [
+    Statistic<"numRaised", "num-raised", "Attentions raised">,
+  ];
+  let dependentDialects = [
+    "::mlir::flash::FlashDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FlashPlan : Pass<"flash-plan"> {
   let summary = "Choose the kernel configuration of each flash.attention";
   let description = [{

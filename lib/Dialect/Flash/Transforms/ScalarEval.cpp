@@ -1,0 +1,278 @@
+//===- ScalarEval.cpp - Evaluate data-independent linalg scalars ----------===//
+//
+// The interpreter of ScalarEval.h: arith on constants, linalg.index, fills,
+// dense constants, broadcasts, reshapes and elementwise generics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScalarEval.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+
+/// Bounds the recursion through chains of generics.
+static constexpr int kMaxDepth = 64;
+
+static EvalValue fromFloat(double f) { return {f, 0, true}; }
+static EvalValue fromInt(int64_t i) { return {0, i, false}; }
+
+static FailureOr<EvalValue> fromAttr(Attribute attr) {
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return fromFloat(f.getValueAsDouble());
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return fromInt(i.getType().isInteger(1)
+                       ? int64_t(i.getValue().getZExtValue())
+                       : i.getValue().getSExtValue());
+  return failure();
+}
+
+FailureOr<EvalValue> mlir::flash::evalScalar(Value v, linalg::GenericOp ctx,
+                                             ArrayRef<int64_t> idx, int depth) {
+  if (depth > kMaxDepth)
+    return failure();
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (!ctx || arg.getOwner() != ctx.getBody())
+      return failure();
+    OpOperand &o = ctx->getOpOperand(arg.getArgNumber());
+    if (!isa<RankedTensorType>(o.get().getType()))
+      return evalScalar(o.get(), nullptr, {}, depth + 1);
+    SmallVector<int64_t> point = ctx.getMatchingIndexingMap(&o).compose(idx);
+    return evalElement(o.get(), point, depth + 1);
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto c = dyn_cast<arith::ConstantOp>(op))
+    return fromAttr(c.getValue());
+  if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+    if (!ctx || index->getParentOp() != ctx || index.getDim() >= idx.size())
+      return failure();
+    return fromInt(idx[index.getDim()]);
+  }
+  SmallVector<EvalValue, 3> in;
+  for (Value operand : op->getOperands()) {
+    FailureOr<EvalValue> n = evalScalar(operand, ctx, idx, depth + 1);
+    if (failed(n))
+      return failure();
+    in.push_back(*n);
+  }
+  // Casts between index, integer and float types.
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+          arith::ExtUIOp, arith::TruncIOp, arith::ExtFOp, arith::TruncFOp>(op))
+    return in[0];
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(op))
+    return fromFloat(double(in[0].i));
+  if (isa<arith::SelectOp>(op))
+    return in[0].i ? in[1] : in[2];
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    int64_t a = in[0].i, b = in[1].i;
+    uint64_t ua = a, ub = b;
+    switch (cmp.getPredicate()) {
+    case arith::CmpIPredicate::eq:
+      return fromInt(a == b);
+    case arith::CmpIPredicate::ne:
+      return fromInt(a != b);
+    case arith::CmpIPredicate::slt:
+      return fromInt(a < b);
+    case arith::CmpIPredicate::sle:
+      return fromInt(a <= b);
+    case arith::CmpIPredicate::sgt:
+      return fromInt(a > b);
+    case arith::CmpIPredicate::sge:
+      return fromInt(a >= b);
+    case arith::CmpIPredicate::ult:
+      return fromInt(ua < ub);
+    case arith::CmpIPredicate::ule:
+      return fromInt(ua <= ub);
+    case arith::CmpIPredicate::ugt:
+      return fromInt(ua > ub);
+    case arith::CmpIPredicate::uge:
+      return fromInt(ua >= ub);
+    }
+  }
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    double a = in[0].f, b = in[1].f;
+    switch (cmp.getPredicate()) {
+    case arith::CmpFPredicate::OEQ:
+      return fromInt(a == b);
+    case arith::CmpFPredicate::ONE:
+      return fromInt(a != b);
+    case arith::CmpFPredicate::OLT:
+      return fromInt(a < b);
+    case arith::CmpFPredicate::OLE:
+      return fromInt(a <= b);
+    case arith::CmpFPredicate::OGT:
+      return fromInt(a > b);
+    case arith::CmpFPredicate::OGE:
+      return fromInt(a >= b);
+    default:
+      return failure();
+    }
+  }
+  bool isBool = v.getType().isInteger(1);
+  auto boolOr = [&](int64_t x) { return fromInt(isBool ? (x & 1) : x); };
+  if (isa<arith::AddIOp>(op))
+    return fromInt(in[0].i + in[1].i);
+  if (isa<arith::SubIOp>(op))
+    return fromInt(in[0].i - in[1].i);
+  if (isa<arith::MulIOp>(op))
+    return fromInt(in[0].i * in[1].i);
+  if (isa<arith::AndIOp>(op))
+    return boolOr(in[0].i & in[1].i);
+  if (isa<arith::OrIOp>(op))
+    return boolOr(in[0].i | in[1].i);
+  if (isa<arith::XOrIOp>(op))
+    return boolOr(in[0].i ^ in[1].i);
+  if (isa<arith::AddFOp>(op))
+    return fromFloat(in[0].f + in[1].f);
+  if (isa<arith::SubFOp>(op))
+    return fromFloat(in[0].f - in[1].f);
+  if (isa<arith::MulFOp>(op))
+    return fromFloat(in[0].f * in[1].f);
+  if (isa<arith::DivFOp>(op))
+    return fromFloat(in[0].f / in[1].f);
+  if (isa<arith::NegFOp>(op))
+    return fromFloat(-in[0].f);
+  return failure();
+}
+
+FailureOr<EvalValue> mlir::flash::evalElement(Value t, ArrayRef<int64_t> point,
+                                              int depth) {
+  if (depth > kMaxDepth)
+    return failure();
+  auto type = cast<RankedTensorType>(t.getType());
+  for (auto [p, size] : llvm::zip_equal(point, type.getShape()))
+    if (p < 0 || (!ShapedType::isDynamic(size) && p >= size))
+      return failure();
+  Operation *op = t.getDefiningOp();
+  if (!op)
+    return failure();
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return evalScalar(fill.getInputs()[0], nullptr, {}, depth + 1);
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!dense)
+      return failure();
+    if (dense.isSplat())
+      return fromAttr(dense.getSplatValue<Attribute>());
+    int64_t flat = 0;
+    for (auto [p, size] : llvm::zip_equal(point, type.getShape()))
+      flat = flat * size + p;
+    return fromAttr(dense.getValues<Attribute>()[flat]);
+  }
+  if (auto cast = dyn_cast<tensor::CastOp>(op))
+    return evalElement(cast.getSource(), point, depth + 1);
+  if (auto b = dyn_cast<linalg::BroadcastOp>(op)) {
+    SmallVector<int64_t> inner;
+    for (auto [i, p] : llvm::enumerate(point))
+      if (!llvm::is_contained(b.getDimensions(), int64_t(i)))
+        inner.push_back(p);
+    return evalElement(b.getInput(), inner, depth + 1);
+  }
+  // Reshapes (de)linearise each group; the sizes used must be static.
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
+    auto expand = dyn_cast<tensor::ExpandShapeOp>(op);
+    auto collapse = dyn_cast<tensor::CollapseShapeOp>(op);
+    Value src = expand ? expand.getSrc() : collapse.getSrc();
+    ArrayRef<int64_t> wide =
+        expand ? type.getShape()
+               : cast<RankedTensorType>(src.getType()).getShape();
+    SmallVector<ReassociationIndices> groups =
+        expand ? expand.getReassociationIndices()
+               : collapse.getReassociationIndices();
+    SmallVector<int64_t> srcPoint(
+        cast<RankedTensorType>(src.getType()).getRank());
+    for (auto [g, group] : llvm::enumerate(groups)) {
+      if (expand) { // Linearise point[group] into srcPoint[g].
+        int64_t flat = 0;
+        for (auto [n, d] : llvm::enumerate(group)) {
+          if (n > 0 && ShapedType::isDynamic(wide[d]))
+            return failure();
+          flat = (n > 0 ? flat * wide[d] : 0) + point[d];
+        }
+        srcPoint[g] = flat;
+      } else { // Delinearise point[g] into srcPoint[group].
+        int64_t flat = point[g];
+        for (int64_t n = group.size() - 1; n >= 0; --n) {
+          int64_t size = wide[group[n]];
+          if (n > 0 && ShapedType::isDynamic(size))
+            return failure();
+          srcPoint[group[n]] = n > 0 ? flat % size : flat;
+          flat = n > 0 ? flat / size : 0;
+        }
+      }
+    }
+    return evalElement(src, srcPoint, depth + 1);
+  }
+  if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+    unsigned r = cast<OpResult>(t).getResultNumber();
+    if (g.getNumParallelLoops() != g.getNumLoops() ||
+        !g.getMatchingIndexingMap(g.getDpsInitOperand(r)).isIdentity())
+      return failure();
+    return evalScalar(g.getBody()->getTerminator()->getOperand(r), g, point,
+                      depth + 1);
+  }
+  return failure();
+}
+
+/// Points to sample a mask at along a query or key loop of `size`: the
+/// first ones, the last ones of a static size, far ones of a dynamic size.
+static SmallVector<int64_t> samplePoints(int64_t size) {
+  SmallVector<int64_t> points;
+  bool dynamic = ShapedType::isDynamic(size);
+  for (int64_t i = 0; i < 12 && (dynamic || i < size); ++i)
+    points.push_back(i);
+  if (dynamic)
+    llvm::append_range(points, ArrayRef<int64_t>{1000, 1001, 1002, 4097});
+  else
+    for (int64_t i = std::max<int64_t>(12, size - 3); i < size; ++i)
+      points.push_back(i);
+  return points;
+}
+
+std::optional<double> mlir::flash::evalLoopInvariant(Value v,
+                                                     linalg::GenericOp ctx) {
+  SmallVector<int64_t> ranges = ctx.getStaticLoopRanges();
+  SmallVector<int64_t> origin(ranges.size(), 0), far;
+  for (int64_t size : ranges)
+    far.push_back(ShapedType::isDynamic(size) ? 7
+                                              : std::min<int64_t>(size - 1, 7));
+  FailureOr<EvalValue> a = evalScalar(v, ctx, origin);
+  FailureOr<EvalValue> b = evalScalar(v, ctx, far);
+  if (failed(a) || failed(b) || !a->isFloat || a->f != b->f)
+    return std::nullopt;
+  return a->f;
+}
+
+FailureOr<MaskKind> mlir::flash::classifyMask(
+    linalg::GenericOp ctx,
+    function_ref<FailureOr<bool>(ArrayRef<int64_t>)> visible) {
+  SmallVector<int64_t> ranges = ctx.getStaticLoopRanges();
+  unsigned n = ranges.size();
+  if (n < 2)
+    return failure();
+  bool all = true, causal = true;
+  SmallVector<int64_t> idx(n, 0);
+  // Batch and head loops at 0, then at 1 where they have room.
+  for (int64_t b : {0, 1}) {
+    for (unsigned d = 0; d + 2 < n; ++d)
+      idx[d] = ShapedType::isDynamic(ranges[d]) || b < ranges[d] ? b : 0;
+    for (int64_t i : samplePoints(ranges[n - 2])) {
+      for (int64_t j : samplePoints(ranges[n - 1])) {
+        idx[n - 2] = i;
+        idx[n - 1] = j;
+        FailureOr<bool> vis = visible(idx);
+        if (failed(vis))
+          return failure();
+        all &= *vis;
+        causal &= *vis == (j <= i);
+      }
+    }
+  }
+  if (all)
+    return MaskKind::None;
+  if (causal)
+    return MaskKind::Causal;
+  return failure();
+}
