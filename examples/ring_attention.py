@@ -63,12 +63,13 @@ def lengths(text):
 
 def timed(fn, reps, dist):
     """Median seconds of fn() over reps runs after one warm-up, all ranks
-    starting together (a barrier before each run)."""
+    starting together (a barrier before each run; dist None: none)."""
     import torch
     fn()
     times = []
     for _ in range(reps):
-        dist.barrier()
+        if dist is not None:
+            dist.barrier()
         torch.cuda.synchronize()
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
@@ -183,18 +184,8 @@ def check(seq, causal, zigzag, reps, dist):
 
 
 def timed_local(fn, reps):
-    import torch
-    fn()
-    times = []
-    for _ in range(reps):
-        torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) / 1e3)
-    return statistics.median(times)
+    """timed() on this rank alone (no barrier)."""
+    return timed(fn, reps, None)
 
 
 # ---------------------------------------------------------------------------

@@ -71,8 +71,7 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   Operation *owner = def ? def : v.getParentBlock()->getParentOp();
   // A value of the grid that does not vary with the KV loop being emitted
   // is computed once, before it.
-  if (curLoop && outerMap && !curLoop->isAncestor(owner) &&
-      !(!def && owner == curLoop.getOperation())) {
+  if (curLoop && outerMap && !curLoop->isAncestor(owner)) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(curFor);
     KVLoopOp loop = curLoop;
@@ -424,6 +423,17 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
                          "attention grid");
 }
 
+FailureOr<Fragment> KernelEmitter::stateFragment(Value v, BlockArgument arg) {
+  Fragment::Kind kind = stateKind(arg);
+  FailureOr<Fragment> f =
+      fragmentOf(v, arg.getOwner()->getParentOp(), kind == Fragment::RowPartial);
+  if (succeeded(f) && f->kind != kind)
+    return arg.getOwner()->getParentOp()->emitOpError(
+               "flash-to-gpu: a loop-carried row vector changes layout"),
+           failure();
+  return f;
+}
+
 LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
                                         SmallVectorImpl<Value> &pipeState) {
   KVLoopOp kvLoop = t.loops[li];
@@ -437,14 +447,9 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
     if (!type.getElementType().isF32() || type.getDimSize(0) != bm)
       return kvLoop.emitOpError("flash-to-gpu: the KV loop's state must be "
                                 "f32 [block_m] and [block_m, n] tiles");
-    Fragment::Kind kind = stateKind(arg);
-    FailureOr<Fragment> f =
-        fragmentOf(init, kvLoop, kind == Fragment::RowPartial);
+    FailureOr<Fragment> f = stateFragment(init, arg);
     if (failed(f))
       return failure();
-    if (f->kind != kind)
-      return kvLoop.emitOpError("flash-to-gpu: a loop-carried row vector "
-                                "changes layout");
     llvm::append_range(state, f->regs);
     inits.push_back(*f);
   }
@@ -528,14 +533,9 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
   for (auto [value, arg] :
        llvm::zip(cast<YieldOp>(body.getTerminator()).getValues(),
                  kvLoop.getRegionIterArgs())) {
-    Fragment::Kind kind = stateKind(arg);
-    FailureOr<Fragment> f =
-        fragmentOf(value, kvLoop, kind == Fragment::RowPartial);
+    FailureOr<Fragment> f = stateFragment(value, arg);
     if (failed(f))
       return failure();
-    if (f->kind != kind)
-      return kvLoop.emitOpError("flash-to-gpu: a loop-carried row vector "
-                                "changes layout");
     llvm::append_range(yield, f->regs);
   }
   yield.append(next);

@@ -323,6 +323,9 @@ private:
                                  bool keepPartial = false);
   /// Element `idx` (unpacked numbering) of an Acc fragment.
   Value element(const Fragment &f, int64_t idx);
+  /// The fragment of `v` (a loop init or yielded value) in the layout of
+  /// the KV loop's iter_arg `arg`.
+  FailureOr<Fragment> stateFragment(Value v, BlockArgument arg);
   /// The layout an iter_arg / yielded value takes in the loop state.
   Fragment::Kind stateKind(Value v) {
     if (cast<RankedTensorType>(v.getType()).getRank() == 2)
