@@ -10,6 +10,17 @@ side stream while the block in hand is computed; each step's kernel gives a
 partial (O_s, LSE_s) and the partials are merged by LSE with our compiled
 flash.combine (flashmlir.combine), the same merge as split-KV decode.
 
+Schedule of step s (ring-flash-attention's and TransformerEngine's): issue
+the transfer of the next block (it waits only for its receive buffer, freed
+by step s - 1's kernel), queue the kernel and the merge of its partial, then
+make the compute stream wait for the transfer, just before step s + 1 uses
+it. No host synchronisation when `lengths` is given. NCCL runs the transfer
+on its own stream; with a process group of high-priority streams
+(TORCH_NCCL_HIGH_PRIORITY=1, or ProcessGroupNCCL.Options with
+is_high_priority_stream) its kernel takes the next free SM instead of
+waiting behind the attention kernel's remaining CTAs. RingProfile records
+per-step times (opt-in).
+
 Partition (`partition()`, `shard()`): with zigzag=True (FA/TE's
 DualChunkSwap, ring-flash-attention's zigzag_ring_flash_attn) the sequence is
 cut into 2P chunks and rank r holds chunks r and 2P-1-r, concatenated, so
@@ -25,8 +36,9 @@ for the K/V chunk of rank j arriving at rank r:
     (chunk 2P-1-r follows both of j's; our first chunk r precedes both).
 
 Chunk lengths may differ (odd lengths, an uneven last chunk, an empty
-chunk): the ranks exchange (length, first-chunk length) once per call, and
-the zigzag split of the local chunk is `split` (default ceil(L / 2), what
+chunk): every rank needs every rank's (length, first-chunk length), given
+as `lengths` (ring_lengths() of the partition) or else exchanged by the call
+(an all_gather and a host sync), and the zigzag split of the local chunk is `split` (default ceil(L / 2), what
 partition() gives with even=True; pass it for other partitions). Without
 causal every step is unmasked and the partition does not matter.
 
@@ -41,11 +53,13 @@ fewer heads (Hq a multiple of Hkv). Forward only.
 """
 
 import math
+import time
 
 from . import FlashError
 from .combine import MAX_VIEW_BYTES, _span_bytes, combine
 
-__all__ = ["ring_attention", "partition", "shard", "unshard", "flash_kernel"]
+__all__ = ["ring_attention", "partition", "ring_lengths", "shard", "unshard", "flash_kernel",
+           "RingProfile", "profile_table"]
 
 
 # ---------------------------------------------------------------------------
@@ -76,6 +90,13 @@ def partition(seq_len, world, zigzag=True, even=True):
         return [[b] for b in _chunk_bounds(seq_len, world, even)]
     b = _chunk_bounds(seq_len, 2 * world, even)
     return [[b[r], b[2 * world - 1 - r]] for r in range(world)]
+
+
+def ring_lengths(seq_len, world, zigzag=True, even=True):
+    """Per rank, (length, zigzag split) of partition()'s chunks: what
+    ring_attention's `lengths` takes, so that no call exchanges them."""
+    return [(sum(e - s for s, e in segs), segs[0][1] - segs[0][0])
+            for segs in partition(seq_len, world, zigzag, even)]
 
 
 def shard(x, rank, world, dim, zigzag=True, even=True):
@@ -184,12 +205,122 @@ class _Running:
 
     def finish(self, o, lse, r0, out, out_lse):
         """Merges the last partial (or none: o None) into out and out_lse."""
-        self.po[1].zero_()
-        self.pl[1].fill_(-math.inf)
+        if o is None:
+            r0 = self.po.shape[3]
+        self.po[1, :, :, :r0].zero_()  # rows the last partial does not cover
+        self.pl[1, :, :, :r0].fill_(-math.inf)
         if o is not None:
             self.po[1, :, :, r0:].copy_(o)
             self.pl[1, :, :, r0:].copy_(lse)
         self.merge(self.po, self.pl, out, out_lse)
+
+
+# ---------------------------------------------------------------------------
+# Profiling (opt-in)
+
+class RingProfile:
+    """Per-step timing of one ring_attention call on this rank, opt-in:
+    ring_attention(..., profile=RingProfile()). On CUDA, timing events on
+    the compute stream (the caller's) and on the exchange's side stream; on
+    the CPU (gloo), the host clock. Each mark also keeps the host time it
+    was issued at, which shows whether the host ran ahead of the device.
+
+    summary() (after the call; it synchronises the device) gives, in ms from
+    the call's start, per step: the kernel's (start, end); the merge's; the
+    exchange's, from the moment the side stream may start it (its receive
+    buffer free) to the transfer's end (the peer's late start included);
+    and the compute stream's wait for it, from `ready` (the step's kernel
+    and merge done) to `resumed`: exposed = resumed - ready is the time the
+    compute stream sat idle for the exchange."""
+
+    SPANS = (("kernel", "k"), ("merge", "m"), ("exchange", "x"), ("wait", "w"))
+
+    def __init__(self):
+        self._marks, self._notes = {}, {}
+
+    def _begin(self, torch, cuda):
+        self._torch, self._cuda = torch, cuda
+        self._marks.clear()
+        self._notes.clear()
+        self._host0 = time.perf_counter()
+        self._t0 = self._record(None)
+
+    def _record(self, stream):
+        if not self._cuda:
+            return time.perf_counter()
+        ev = self._torch.cuda.Event(enable_timing=True)
+        ev.record(stream)  # None: the current stream
+        return ev
+
+    def mark(self, step, name, stream=None):
+        self._marks[(step, name)] = (self._record(stream), time.perf_counter())
+
+    def note(self, step, **kw):
+        self._notes.setdefault(step, {}).update(kw)
+
+    def _ms(self, key):
+        dev, host = self._marks[key]
+        t = self._t0.elapsed_time(dev) if self._cuda else (dev - self._host0) * 1e3
+        return t, (host - self._host0) * 1e3
+
+    def summary(self):
+        """{'steps': [per step: step, src, part, and (start, end) ms of each
+        span it has], 'total_ms', 'exposed_ms', 'kernel_ms', 'merge_ms',
+        'exchange_ms', 'finish': (start, end)} (plain data: all_gather_object
+        carries it)."""
+        if self._cuda:
+            self._torch.cuda.synchronize()
+        steps = []
+        for step in sorted({s for s, _ in self._marks if s >= 0} | set(self._notes)):
+            row = {"step": step, **self._notes.get(step, {})}
+            row["host"] = {n: self._ms((s, n))[1] for s, n in self._marks if s == step}
+            for span, p in self.SPANS:
+                if (step, p + "0") in self._marks:
+                    row[span] = (self._ms((step, p + "0"))[0], self._ms((step, p + "1"))[0])
+            steps.append(row)
+        out = {"steps": steps, "total_ms": self._ms((-1, "end"))[0],
+               "finish": (self._ms((-1, "f0"))[0], self._ms((-1, "f1"))[0])}
+        for span, _ in self.SPANS:
+            key = "exposed_ms" if span == "wait" else span + "_ms"
+            out[key] = sum(r[span][1] - r[span][0] for r in steps if span in r)
+        return out
+
+
+def profile_table(per_rank):
+    """The per-step table of every rank's RingProfile.summary() (a list
+    indexed by rank), as text."""
+    def span(r, name):
+        if name not in r:
+            return f"{'-':>27}"
+        a, b = r[name]
+        return f"{a:9.3f}..{b:9.3f} {b - a:7.3f}"
+
+    lines = ["times in ms from each rank's call start (device clock; CPU: host clock); "
+             "exposed = compute stream idle waiting for the exchange; host issued = "
+             "host clock when the step's kernel (else its exchange) was queued",
+             f"{'rank':>4} {'step':>4} {'src':>3} {'part':<14} {'kernel start..end  dur':>27} "
+             f"{'merge start..end  dur':>27} {'exchange start..end  dur':>27} "
+             f"{'exposed':>8} {'host issued':>11}"]
+    for rank, summ in enumerate(per_rank):
+        for r in summ["steps"]:
+            w = r.get("wait")
+            lines.append(f"{rank:>4} {r['step']:>4} {r.get('src', '-'):>3} "
+                         f"{r.get('part', '-'):<14} {span(r, 'kernel')} {span(r, 'merge')} "
+                         f"{span(r, 'exchange')} {(w[1] - w[0]) if w else 0.0:8.3f} "
+                         f"{r['host'].get('k0', r['host'].get('x0', 0.0)):11.3f}")
+        f0, f1 = summ["finish"]
+        lines.append(f"{rank:>4} total {summ['total_ms']:.3f}: kernels {summ['kernel_ms']:.3f}, "
+                     f"merges {summ['merge_ms']:.3f} + final {f1 - f0:.3f}, exchange "
+                     f"{summ['exchange_ms']:.3f}, exposed {summ['exposed_ms']:.3f}")
+    return "\n".join(lines)
+
+
+class _NoProfile:
+    def mark(self, step, name, stream=None):
+        pass
+
+    def note(self, step, **kw):
+        pass
 
 
 # ---------------------------------------------------------------------------
@@ -216,6 +347,8 @@ def _as_logical(buf, b, h, s, d, bshd):
 
 
 def _exchange_lengths(torch, dist, group, device, seq, split):
+    """Every rank's (length, split): an all_gather and a host sync (pass
+    ring_attention's `lengths` to skip it)."""
     world = dist.get_world_size(group)
     mine = torch.tensor([seq, split], dtype=torch.int64, device=device)
     every = [torch.empty_like(mine) for _ in range(world)]
@@ -223,16 +356,127 @@ def _exchange_lengths(torch, dist, group, device, seq, split):
     return [tuple(int(x) for x in t.tolist()) for t in every]
 
 
+_SIDE_STREAMS = {}
+
+
+class _Exchange:
+    """K/V around the ring: rank r sends the block it holds to r + 1 and
+    receives r - 1's into one of two buffers (allocated once per call),
+    with batched P2P issued before the step's kernel. On CUDA the transfer
+    runs from a side stream and is ordered by events, not whole streams:
+    step s's transfer waits only for its receive buffer to be free (the
+    kernel that last read it, step s - 1; a fresh buffer waits for the
+    call's start), and the compute stream waits for the received block only
+    after the step's kernel and merge are queued, right before the next
+    kernel needs it."""
+
+    def __init__(self, torch, dist, group, rank, world, shape, lens, k, v, prof):
+        self.torch, self.dist, self.group, self.prof = torch, dist, group, prof
+        self.b, self.hkv, self.d, self.dv, self.bshd = shape
+        self.lens, self.rank, self.world = lens, rank, world
+        self.nxt = _global_rank(dist, group, (rank + 1) % world)
+        self.prv = _global_rank(dist, group, (rank - 1) % world)
+        most = max(n for n, _ in lens)
+        self.bufs = [(torch.empty(self.b * self.hkv * most * self.d, dtype=k.dtype,
+                                  device=k.device),
+                      torch.empty(self.b * self.hkv * most * self.dv, dtype=v.dtype,
+                                  device=v.device)) for _ in range(2)]
+        self.cuda = k.device.type == "cuda"
+        self.free = [None, None]  # per buffer: the event after its last reader
+        if self.cuda:
+            dev = k.device
+            if dev not in _SIDE_STREAMS:
+                _SIDE_STREAMS[dev] = torch.cuda.Stream(device=dev)
+            self.side = _SIDE_STREAMS[dev]
+            start = torch.cuda.Event()
+            start.record()  # after the buffers' allocation and the wire copies
+            self.free = [start, start]
+
+    def n_in(self, step):
+        return self.lens[(self.rank - step - 1) % self.world][0]
+
+    def start(self, step, send_k, send_v):
+        """Issues step's transfer: send_k/send_v (flat) out, the next block in."""
+        n = self.n_in(step)
+        kb, vb = self.bufs[step % 2]
+        kb, vb = kb[:self.b * self.hkv * n * self.d], vb[:self.b * self.hkv * n * self.dv]
+        P2POp, dist = self.dist.P2POp, self.dist
+        ops = [P2POp(dist.isend, send_k, self.nxt, self.group),
+               P2POp(dist.isend, send_v, self.nxt, self.group),
+               P2POp(dist.irecv, kb, self.prv, self.group),
+               P2POp(dist.irecv, vb, self.prv, self.group)]
+        if not self.cuda:
+            self.prof.mark(step, "x0")
+            return step, kb, vb, dist.batch_isend_irecv(ops), None
+        with self.torch.cuda.stream(self.side):
+            self.side.wait_event(self.free[step % 2])
+            self.prof.mark(step, "x0", self.side)
+            reqs = dist.batch_isend_irecv(ops)
+            for r in reqs:  # the side stream waits on NCCL's; the host does not
+                r.wait()
+            done = self.torch.cuda.Event()
+            done.record(self.side)
+            self.prof.mark(step, "x1", self.side)
+        return step, kb, vb, reqs, done
+
+    def read(self, step):
+        """After step's kernel is queued: the buffer it read is free once
+        that kernel ends (step 0 read the caller's K/V, no buffer)."""
+        if self.cuda and step > 0:
+            ev = self.torch.cuda.Event()
+            ev.record()
+            self.free[(step - 1) % 2] = ev
+
+    def finish(self, handle):
+        """The compute stream (or, on the CPU, the host) waits for the
+        transfer; returns the received block as `cur`."""
+        step, kb, vb, reqs, done = handle
+        self.prof.mark(step, "w0")
+        if done is None:
+            for r in reqs:
+                r.wait()
+            self.prof.mark(step, "x1")
+        else:
+            self.torch.cuda.current_stream(kb.device).wait_event(done)
+        self.prof.mark(step, "w1")
+        n = self.n_in(step)
+        return (_as_logical(kb, self.b, self.hkv, n, self.d, self.bshd),
+                _as_logical(vb, self.b, self.hkv, n, self.dv, self.bshd), kb, vb)
+
+
+def _step_part(step, src, rank, causal, zigzag, q, kj, vj, split, split_src):
+    """What step computes for the K/V block of rank src: (q, k, v, causal,
+    first row, name) or None (skipped; see the module docstring)."""
+    if step == 0:
+        part = (q, kj, vj, causal, 0, "diagonal" if causal else "full")
+    elif not causal:
+        part = (q, kj, vj, False, 0, "full")
+    elif not zigzag:
+        part = (q, kj, vj, False, 0, "full") if src < rank else None
+    elif src < rank:
+        part = (q, kj[:, :, :split_src], vj[:, :, :split_src], False, 0, "q x kv[:split]")
+    else:
+        part = (q[:, :, split:], kj, vj, False, split, "q[split:] x kv")
+    if part is not None and (part[0].shape[2] == 0 or part[1].shape[2] == 0):
+        part = None
+    return part
+
+
 def ring_attention(q, k, v, *, causal, group=None, layout="bhsd", zigzag=True, kernel=None,
-                   scale=None, split=None, merge=None, comm=True, out=None, lse=None):
+                   scale=None, split=None, merge=None, comm=True, out=None, lse=None,
+                   lengths=None, compute=True, profile=None):
     """Attention of this rank's query chunk over the whole distributed
     sequence (see the module docstring). Returns (O, LSE): O in q's layout
     and dtype, LSE f32 [B, Hq, Sq_local]. `kernel`: (q, k, v, causal) ->
     (O, LSE), default flash_kernel (with `scale`); `merge`: the partial
     merge, default flashmlir.combine.combine; `split`: the zigzag split of
-    the local chunk; comm=False (timing only) skips the exchange and uses
-    the local K/V at every step. `out` / `lse` (optional) receive O (in the
-    layout's order) and LSE."""
+    the local chunk; `lengths`: every rank's (length, split), as
+    ring_lengths() gives for the partition (default: exchanged, which costs
+    an all_gather and a host sync per call). `out` / `lse` (optional)
+    receive O (in the layout's order) and LSE. Timing only: comm=False
+    skips the exchange and uses the local K/V at every step; compute=False
+    runs the exchange alone (no kernel, no merge; out and lse are not
+    written). `profile`: a RingProfile to record per-step times into."""
     import torch
     import torch.distributed as dist
     if layout not in ("bhsd", "bshd"):
@@ -261,8 +505,15 @@ def ring_attention(q, k, v, *, causal, group=None, layout="bhsd", zigzag=True, k
 
     world = dist.get_world_size(group)
     rank = dist.get_rank(group)
-    lens = (_exchange_lengths(torch, dist, group, q.device, sq, split) if comm
-            else [(sq, split)] * world)
+    if not comm:
+        lens = [(sq, split)] * world
+    elif lengths is None:
+        lens = _exchange_lengths(torch, dist, group, q.device, sq, split)
+    else:
+        lens = [tuple(int(x) for x in t) for t in lengths]
+        if len(lens) != world or lens[rank] != (sq, split):
+            raise FlashError(f"ring_attention: lengths must hold {world} (length, split) "
+                             f"pairs, this rank's ({rank}) being {(sq, split)}; got {lengths}")
     if out is None:
         o_bshd = layout == "bshd" or _is_bshd(q)
         out = torch.empty((b, sq, hq, dv) if o_bshd else (b, hq, sq, dv), dtype=q.dtype,
@@ -278,71 +529,51 @@ def ring_attention(q, k, v, *, causal, group=None, layout="bhsd", zigzag=True, k
     elif tuple(lse.shape) != (b, hq, sq) or lse.dtype != torch.float32:
         raise FlashError(f"ring_attention: lse must be float32 {(b, hq, sq)}, got "
                          f"{lse.dtype} {tuple(lse.shape)}")
-    cuda = q.device.type == "cuda"
-    state = _Running(torch, b, hq, sq, dv, q.device, merge)
+    prof = profile if profile is not None else _NoProfile()
+    if profile is not None:
+        profile._begin(torch, q.device.type == "cuda")
     k_wire, bshd = _wire(k)
     v_wire = (v.transpose(1, 2) if bshd else v).contiguous()
-    most = max(n for n, _ in lens)
-    bufs = []
+    exch = None
     if world > 1 and comm:
-        bufs = [(torch.empty(b * hkv * most * d, dtype=k.dtype, device=k.device),
-                 torch.empty(b * hkv * most * dv, dtype=v.dtype, device=v.device))
-                for _ in range(2)]
-    nxt = _global_rank(dist, group, (rank + 1) % world)
-    prv = _global_rank(dist, group, (rank - 1) % world)
-    comm_stream = torch.cuda.Stream(device=q.device) if cuda and bufs else None
+        exch = _Exchange(torch, dist, group, rank, world, (b, hkv, d, dv, bshd), lens, k, v,
+                         prof)
 
-    cur = (k, v, k_wire, v_wire)
-    pending = None  # the last step's partial, merged by finish()
+    cur = (k, v, k_wire.reshape(-1), v_wire.reshape(-1))
+    state = last = None
     for step in range(world):
         src = (rank - step) % world
-        reqs = []
-        if bufs and step + 1 < world:
-            # Send what we hold on, receive the next rank's chunk meanwhile.
-            n_in = lens[(rank - step - 1) % world][0]
-            kb, vb = bufs[step % 2]
-            kb = kb[:b * hkv * n_in * d]
-            vb = vb[:b * hkv * n_in * dv]
-            ops = [dist.P2POp(dist.isend, cur[2].reshape(-1), nxt, group),
-                   dist.P2POp(dist.isend, cur[3].reshape(-1), nxt, group),
-                   dist.P2POp(dist.irecv, kb, prv, group),
-                   dist.P2POp(dist.irecv, vb, prv, group)]
-            if comm_stream is not None:
-                comm_stream.wait_stream(torch.cuda.current_stream(q.device))
-                with torch.cuda.stream(comm_stream):
-                    reqs = dist.batch_isend_irecv(ops)
-            else:
-                reqs = dist.batch_isend_irecv(ops)
-        kj, vj = cur[0], cur[1]
-        n_src, split_src = lens[src]
-        part = None
-        if step == 0:
-            part = (q, kj, vj, causal, 0)
-        elif not causal:
-            part = (q, kj, vj, False, 0)
-        elif not zigzag:
-            part = (q, kj, vj, False, 0) if src < rank else None
-        elif src < rank:
-            part = (q, kj[:, :, :split_src], vj[:, :, :split_src], False, 0)
-        else:
-            part = (q[:, :, split:], kj, vj, False, split)
-        if part is not None and (part[0].shape[2] == 0 or part[1].shape[2] == 0):
-            part = None
-        if pending is not None:
-            state.add(*pending)
-            pending = None
-        if part is not None:  # no other name holds the partial: freed once merged
-            pending = (*kernel(*part[:4]), part[4])
-        for r in reqs:
-            r.wait()
-        if reqs:
-            n_in = lens[(rank - step - 1) % world][0]
-            kb, vb = bufs[step % 2]
-            cur = (_as_logical(kb, b, hkv, n_in, d, bshd), _as_logical(vb, b, hkv, n_in, dv, bshd),
-                   kb[:b * hkv * n_in * d], vb[:b * hkv * n_in * dv])
-    if pending is None:
-        pending = (None, None, 0)
-    state.finish(*pending, o_view, lse)
+        # The next block is on its way before this step's work is queued.
+        handle = exch.start(step, cur[2], cur[3]) if exch and step + 1 < world else None
+        prof.note(step, src=src)
+        if compute:
+            if state is None:  # after step 0's transfer: it need not wait for the zeroing
+                state = _Running(torch, b, hq, sq, dv, q.device, merge)
+            part = _step_part(step, src, rank, causal, zigzag, q, cur[0], cur[1], split,
+                              lens[src][1])
+            prof.note(step, part=part[5] if part else "skipped")
+            res = None
+            if part is not None:
+                prof.mark(step, "k0")
+                res = (*kernel(*part[:4]), part[4])
+                prof.mark(step, "k1")
+            if exch:
+                exch.read(step)
+            if step + 1 == world:
+                last = res
+            elif res is not None:  # merged now, not after the wait: it needs no new block
+                prof.mark(step, "m0")
+                state.add(*res)
+                prof.mark(step, "m1")
+        elif exch:
+            exch.read(step)
+        if handle is not None:
+            cur = exch.finish(handle)
+    prof.mark(-1, "f0")
+    if compute:
+        state.finish(*(last or (None, None, 0)), o_view, lse)
+    prof.mark(-1, "f1")
+    prof.mark(-1, "end")
     return (out if layout == "bshd" else o_view), lse
 
 

@@ -4,13 +4,16 @@ compiled flash.combine merge (chip "cpu"), for test/Python/ring-attention.test.
   ring_check.py CACHE_DIR combine     # the merge vs its definition
   ring_check.py CACHE_DIR split       # flash_kernel's view splitting
   ring_check.py CACHE_DIR ring P...   # P gloo processes, every ring case
+  ring_check.py CACHE_DIR metric      # the bench's hidden-communication share
 
 The ring runs a torch stand-in step kernel (float64 math, the kernels'
 semantics: bottom-right causal, O = 0 and LSE = -inf for rows that see
 nothing) behind the ring's kernel interface; the merge is the compiled
 combine (combine_f32_v16, flash-lower-to-cpu). Each rank checks its O and
-LSE chunk against plain attention over the gathered sequence. Prints one
-line per case and exits 1 on a mismatch.
+LSE chunk against plain attention over the gathered sequence, with the
+lengths exchanged and given (ring_lengths), and the call's RingProfile
+(a row per step, the schedule's order on the host). Prints one line per
+case and exits 1 on a mismatch.
 """
 import math
 import os
@@ -150,6 +153,72 @@ CASES = [  # (seq, B, Hq, Hkv, causal, zigzag, even, layout)
 ]
 
 
+def check_profile(summ, world):
+    """A RingProfile summary of one call: a row per step; a kernel span
+    unless the step is skipped, a merge after it (the last partial is merged
+    by finish), an exchange and a wait on every step but the last; spans
+    inside the call. On the host, the schedule's order: the next block's
+    transfer is issued before the step's kernel, the merge before the wait
+    for that transfer, and the next kernel after it. (ok, message)"""
+    bad = []
+    steps = summ["steps"]
+    if [r["step"] for r in steps] != list(range(world)):
+        bad.append(f"steps {[r['step'] for r in steps]}")
+    total = summ["total_ms"]
+    for r in steps:
+        s, h = r["step"], r["host"]
+        last = s + 1 == world
+        want = {"kernel": r.get("part") != "skipped", "merge": r.get("part") != "skipped" and
+                not last, "exchange": not last, "wait": not last}
+        for span, present in want.items():
+            if (span in r) != present:
+                bad.append(f"step {s} {span} {'missing' if present else 'unexpected'}")
+            elif present and not 0 <= r[span][0] <= r[span][1] <= total:
+                bad.append(f"step {s} {span} {r[span]} outside [0, {total}]")
+        if not last and "k0" in h and not h["x0"] <= h["k0"]:
+            bad.append(f"step {s}: transfer issued after the kernel")
+        if not last and "m1" in h and not h["m1"] <= h["w0"]:
+            bad.append(f"step {s}: merge queued after the wait")
+        nxt = steps[s + 1]["host"] if not last else {}
+        if "k0" in nxt and not h["w1"] <= nxt["k0"]:
+            bad.append(f"step {s + 1}: kernel before the wait for its block")
+    return not bad, "".join(", profile: " + b for b in bad)
+
+
+def check_modes(rank, world, merge):
+    """compute=False runs the exchange alone (no kernel, nothing written),
+    comm=False no exchange; lengths that do not match this rank's chunk are
+    refused."""
+    g = torch.Generator().manual_seed(7)
+    q, k, v = (torch.randn(1, 2, 8, 16, generator=g) for _ in range(3))
+    calls = []
+
+    def counting(*a):
+        calls.append(1)
+        return stand_in(*a)
+
+    out = torch.full_like(q, float("nan"))
+    prof = fd.RingProfile()
+    fd.ring_attention(q, k, v, causal=True, kernel=counting, merge=merge, out=out, compute=False,
+                      profile=prof, lengths=fd.ring_lengths(8 * world, world))
+    steps = prof.summary()["steps"]
+    ok = (not calls and bool(out.isnan().all()) and
+          all(("exchange" in r) == (r["step"] + 1 < world) and "kernel" not in r for r in steps))
+    prof = fd.RingProfile()
+    fd.ring_attention(q, k, v, causal=True, kernel=counting, merge=merge, comm=False,
+                      profile=prof)
+    ok &= len(calls) == world and not any("exchange" in r for r in prof.summary()["steps"])
+    try:
+        fd.ring_attention(q, k, v, causal=True, kernel=stand_in, merge=merge,
+                          lengths=[(8, 4)] * (world + 1))
+        ok = False
+    except flashmlir.FlashError as ex:
+        ok &= "lengths must hold" in str(ex)
+    print(f"ring P={world} rank {rank} modes (exchange alone, no exchange, bad lengths): "
+          f"{'ok' if ok else 'FAIL'}", flush=True)
+    return ok
+
+
 def ring_worker(rank, world, store_path, cache_dir):
     import torch.distributed as dist
     store = dist.FileStore(store_path, world)
@@ -170,16 +239,38 @@ def ring_worker(rank, world, store_path, cache_dir):
         wl, _ = fd.shard(want_l, rank, world, 2, zigzag, even)
         if layout == "bshd":
             lq, lk, lv = (t.transpose(1, 2).contiguous() for t in (lq, lk, lv))
-        o, lse = fd.ring_attention(lq, lk, lv, causal=causal, layout=layout, zigzag=zigzag,
-                                   kernel=stand_in, merge=merge, split=split)
+        lens = fd.ring_lengths(seq, world, zigzag, even)
+        sq = lq.shape[1 if layout == "bshd" else 2]
+        # Lengths exchanged by the call (profiled) and given (no exchange).
+        prof = fd.RingProfile()
+        run = lambda **kw: fd.ring_attention(  # noqa: E731
+            lq, lk, lv, causal=causal, layout=layout, zigzag=zigzag, kernel=stand_in,
+            merge=merge, split=split, **kw)
+        o, lse = run(profile=prof)
+        o2, lse2 = run(lengths=lens)
         if layout == "bshd":
-            o = o.transpose(1, 2)
+            o, o2 = o.transpose(1, 2), o2.transpose(1, 2)
         ok1, m1 = close("O", o, wo)
         ok2, m2 = close("LSE", lse, wl)
-        ok_all &= ok1 and ok2
+        ok3 = close("O", o2, wo)[0] and close("LSE", lse2, wl)[0]
+        got = fd._exchange_lengths(torch, dist, None, "cpu", sq, split)
+        ok4 = got == lens
+        summ = prof.summary()
+        ok5, m5 = check_profile(summ, world)
+        every = [None] * world
+        dist.all_gather_object(every, summ)
+        table = fd.profile_table(every)
+        ok6 = len(table.splitlines()) == 2 + world * (world + 1)
+        if i == 0 and rank == 0 and world == 2:
+            print(table.replace("\n", "\nTABLE "), flush=True)
+        ok = ok1 and ok2 and ok3 and ok4 and ok5 and ok6
+        ok_all &= ok
         print(f"ring P={world} rank {rank} seq={seq} B={b} H={hq}/{hkv} causal={causal} "
-              f"zigzag={zigzag} even={even} {layout} local={lq.shape[1 if layout == 'bshd' else 2]}"
-              f": {m1}, {m2}: {'ok' if ok1 and ok2 else 'FAIL'}", flush=True)
+              f"zigzag={zigzag} even={even} {layout} local={sq}: {m1}, {m2}"
+              f"{'' if ok3 else ', given lengths differ'}"
+              f"{'' if ok4 else f', ring_lengths {lens} != exchanged {got}'}{m5}"
+              f"{'' if ok6 else ', table rows'}: {'ok' if ok else 'FAIL'}", flush=True)
+    ok_all &= check_modes(rank, world, merge)
     # The partition helpers agree with each other.
     x = torch.arange(29.0).view(1, 1, 29, 1)
     for zz in (False, True):
@@ -215,6 +306,35 @@ def check_ring(world, cache_dir):
         return not any(codes)
 
 
+def check_metric():
+    """The bench's hidden share (examples/ring_attention.py) against its
+    definition, (compute + exchange - total) / exchange, per rank and for
+    the job (each time's max over ranks), and the events' 1 - exposed /
+    exchange."""
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "examples"))
+    import ring_attention as ex
+    ok = True
+    for total, comp, exch in ((10.0, 9.0, 2.0), (11.0, 9.0, 2.0), (12.0, 9.0, 2.0),
+                              (9.0, 9.0, 0.5)):
+        want = (comp + exch - total) / exch
+        got = ex.hidden(total, comp, exch)
+        ok &= abs(got - want) < 1e-12
+        print(f"metric total {total} compute {comp} exchange {exch}: hidden {got:+.2f}")
+    ok &= ex.hidden(1.0, 1.0, 0.0) is None
+    ranks = [dict(total_s=10.0, compute_s=9.5, exchange_s=1.0, exposed_s=0.25),
+             dict(total_s=10.5, compute_s=9.0, exchange_s=2.0, exposed_s=1.5)]
+    rows = ex.hidden_rows(ranks)
+    want = [(r["compute_s"] + r["exchange_s"] - r["total_s"]) / r["exchange_s"] for r in ranks]
+    job = {k: max(r[k] for r in ranks) for k in ranks[0]}
+    want.append((job["compute_s"] + job["exchange_s"] - job["total_s"]) / job["exchange_s"])
+    direct = [1 - r["exposed_s"] / r["exchange_s"] for r in ranks + [job]]
+    ok &= [r["who"] for r in rows] == ["rank 0", "rank 1", "max over ranks"]
+    for r, h, d in zip(rows, want, direct):
+        ok &= abs(r["hidden"] - h) < 1e-12 and abs(r["hidden_direct"] - d) < 1e-12
+        print(f"metric {r['who']}: hidden {r['hidden']:+.3f}, events {r['hidden_direct']:+.3f}")
+    return ok
+
+
 def main():
     cache_dir, what = sys.argv[1], sys.argv[2]
     torch.set_num_threads(1)
@@ -222,6 +342,8 @@ def main():
         ok = check_combine(KernelCache(cache_dir))
     elif what == "split":
         ok = check_split()
+    elif what == "metric":
+        ok = check_metric()
     else:
         ok = all([check_ring(int(p), cache_dir) for p in sys.argv[3:]])
     print("PASS" if ok else "FAIL")
