@@ -207,7 +207,8 @@ class _Running:
         """Merges the last partial (or none: o None) into out and out_lse."""
         if o is None:
             r0 = self.po.shape[3]
-        self.po[1, :, :, :r0].zero_()  # rows the last partial does not cover
+        # Rows the last partial does not cover weigh nothing; their O slot
+        # holds an earlier partial or the initial zeros, finite: 0 * O = 0.
         self.pl[1, :, :, :r0].fill_(-math.inf)
         if o is not None:
             self.po[1, :, :, r0:].copy_(o)
