@@ -64,7 +64,8 @@ HIDDEN_DEFINITION = (
     "pattern alone; 1 = the exchange adds nothing, 0 = it adds its whole time, < 0 = worse "
     "than serial; 'max over ranks' takes each time's max over ranks. exposed wait = the "
     "compute stream's wait for the exchange inside the ring (CUDA events), hidden = "
-    "1 - exposed / exchange.")
+    "1 - exposed / exchange. kernels = the step kernels' summed spans in the ring, with the "
+    "exchange and with it off (the compute-only run).")
 
 
 def parse_args(argv):
@@ -115,7 +116,7 @@ def timed_modes(fns, reps, dist):
     """Per name of fns, the median seconds of its runs on this rank: reps
     rounds, each running every fn once in turn (so that slow drifts of the
     clocks hit all alike), all ranks starting each run together. A fn may
-    return a RingProfile summary; its per-run summaries come back too."""
+    return a RingProfile; its per-run summaries come back too."""
     import torch
     times = {n: [] for n in fns}
     summaries = {n: [] for n in fns}
@@ -143,9 +144,13 @@ def comm_groups(names, dist):
         if name == "normal":
             groups[name] = None
         elif name == "high":
-            opts = dist.ProcessGroupNCCL.Options()
-            opts.is_high_priority_stream = True
-            groups[name] = dist.new_group(backend="nccl", pg_options=opts)
+            try:
+                opts = dist.ProcessGroupNCCL.Options()
+                opts.is_high_priority_stream = True
+                groups[name] = dist.new_group(backend="nccl", pg_options=opts)
+            except (AttributeError, TypeError, RuntimeError, ValueError) as ex:
+                print(f"rank {dist.get_rank()}: no high-priority NCCL group ({ex}); "
+                      "skipping it (TORCH_NCCL_HIGH_PRIORITY=1 makes every group high)")
         else:
             raise SystemExit(f"--comm-priority: 'normal' or 'high', not {name!r}")
     return groups
@@ -209,6 +214,11 @@ def check(seq, causal, zigzag, reps, dist):
                                  split=split, out=out, lse=lse, lengths=lens)
 
     ring()
+    # The lengths exchanged by the call instead: the same kernels, the same result.
+    o2, l2 = fd.ring_attention(lq, lk, lv, causal=causal, layout="bshd", zigzag=zigzag,
+                               split=split)
+    same = torch.equal(o2, out) and torch.equal(l2, lse)
+    del o2, l2
     # One GPU: our kernel on the whole sequence, on every rank (its rows).
     o1 = torch.full_like(q, float("nan"))
     l1 = torch.full((1, HQ, seq), float("nan"), device="cuda")
@@ -226,14 +236,15 @@ def check(seq, causal, zigzag, reps, dist):
         lse_err = max(lse_err, (lse[:, :, at:at + e - s] - l1[:, :, s:e]).abs()
                       .nan_to_num(float("inf")).max().item())
         at += e - s
-    ok = err <= 2 * base + FLOOR and lse_err <= 1e-3
+    ok = err <= 2 * base + FLOOR and lse_err <= 1e-3 and same
     flag = torch.tensor([int(ok)], device="cuda")
     dist.all_reduce(flag, op=dist.ReduceOp.MIN)
     t_ring = timed(ring, reps, dist)
     t_one = one_gpu(lambda: timed_local(lambda: flashmlir.attention(
         q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), causal=causal), reps), dist)
     return dict(seq=seq, causal=causal, zigzag=zigzag, rank=rank, err=err, torch_err=base,
-                one_gpu_err=err1, lse_err=lse_err, ok=bool(ok), all_ok=bool(flag.item()),
+                one_gpu_err=err1, lse_err=lse_err, exchanged_lengths_same=same, ok=bool(ok),
+                all_ok=bool(flag.item()),
                 ring_s=t_ring, one_gpu_s=t_one)
 
 
@@ -323,14 +334,15 @@ def bench(seq, zigzag, reps, groups, skip_one, dist):
 
 
 def ring_times(seq, zigzag, reps, groups, dist):
-    """Per comm priority, hidden_rows() of the ring's total (profiled: the
-    events' exposed wait), compute-only and exchange-only times, gathered
-    from every rank, on fresh local chunks (freed on return)."""
+    """Per comm priority, hidden_rows() of the ring's total, compute-only
+    and exchange-only times and, from the runs' RingProfiles, the exposed
+    wait and the kernels' time with and without the exchange, gathered from
+    every rank, on fresh local chunks (freed on return)."""
     import torch
     import flashmlir
     try:
         inputs = local_inputs(seq, zigzag, dist)
-        fns = {"compute": lambda: ring_call(inputs, zigzag, comm=False)}
+        fns = {"compute": lambda: ring_call(inputs, zigzag, comm=False, profile=True)}
         for prio, g in groups.items():
             fns["total " + prio] = lambda g=g: ring_call(inputs, zigzag, group=g, profile=True)
             fns["exchange " + prio] = lambda g=g: ring_call(inputs, zigzag, group=g,
@@ -342,10 +354,16 @@ def ring_times(seq, zigzag, reps, groups, dist):
     except (flashmlir.FlashError, torch.cuda.OutOfMemoryError) as ex:
         return {"ring_error": f"{type(ex).__name__}: {str(ex).splitlines()[0][:160]}"}
     mine = {}
+    # The kernels' own time (sum of their spans) with and without the
+    # exchange: NCCL's kernel competing for SMs slows them.
+    kern_alone = statistics.median(s["kernel_ms"] / 1e3 for s in summ["compute"])
     for prio in groups:
-        exposed = statistics.median(s["exposed_ms"] / 1e3 for s in summ["total " + prio])
+        runs = summ["total " + prio]
         mine[prio] = dict(total_s=med["total " + prio], compute_s=med["compute"],
-                          exchange_s=med["exchange " + prio], exposed_s=exposed)
+                          exchange_s=med["exchange " + prio],
+                          exposed_s=statistics.median(s["exposed_ms"] / 1e3 for s in runs),
+                          kernels_s=statistics.median(s["kernel_ms"] / 1e3 for s in runs),
+                          kernels_alone_s=kern_alone)
     every = [None] * dist.get_world_size()
     dist.all_gather_object(every, mine)
     return {"hidden": {prio: hidden_rows([e[prio] for e in every]) for prio in groups}}
@@ -387,7 +405,8 @@ def print_bench(r, world):
             dire = "n/a" if h["hidden_direct"] is None else f"{100 * h['hidden_direct']:.0f}%"
             print(f"    {h['who']:>14}: total {ms(h['total_s'])}, compute {ms(h['compute_s'])}, "
                   f"exchange {ms(h['exchange_s'])}: hidden {hid} | exposed wait "
-                  f"{ms(h['exposed_s'])}: hidden {dire}")
+                  f"{ms(h['exposed_s'])}: hidden {dire} | kernels {ms(h['kernels_s'])} "
+                  f"(exchange off {ms(h['kernels_alone_s'])})")
     sys.stdout.flush()
 
 
@@ -416,6 +435,8 @@ def main(argv=None):
     timing = args.bench or args.profile
     groups = comm_groups([p for p in args.comm_priority.split(",") if p], dist) if timing else {}
     results, ok = [], True
+    if args.bench and rank == 0:
+        print(HIDDEN_DEFINITION, flush=True)
     for seq in (lengths(args.bench_seqs) if args.bench else
                 lengths(args.profile_seqs) if args.profile else lengths(args.seq)):
         reps = args.reps if seq < 524288 else min(args.reps, 2)
@@ -434,14 +455,15 @@ def main(argv=None):
             ok &= r["all_ok"]
             print(f"rank {rank} seq {seq} {'causal' if causal else 'full  '}: O err "
                   f"{r['err']:.2e} (torch bf16 {r['torch_err']:.2e}, one GPU {r['one_gpu_err']:.2e})"
-                  f", LSE vs one GPU {r['lse_err']:.1e}: {'ok' if r['ok'] else 'FAIL'}", flush=True)
+                  f", LSE vs one GPU {r['lse_err']:.1e}"
+                  f"{'' if r['exchanged_lengths_same'] else ', exchanged lengths DIFFER'}: "
+                  f"{'ok' if r['ok'] else 'FAIL'}", flush=True)
             if rank == 0:
                 t1 = r["one_gpu_s"]
                 print(f"  {world} GPUs {fmt(r['ring_s'])}, 1 GPU {fmt(t1)}"
                       + (f", speedup {t1 / r['ring_s']:.2f}x" if isinstance(t1, float) else ""),
                       flush=True)
     if args.bench and rank == 0:
-        print(HIDDEN_DEFINITION)
         only = [r["seq"] for r in results
                 if "ring_s" in r and "one_gpu_single_s" in r
                 and not isinstance(r["one_gpu_single_s"], float)]
