@@ -454,7 +454,8 @@ def main(argv=None):
             results.append(r)
             ok &= r["all_ok"]
             print(f"rank {rank} seq {seq} {'causal' if causal else 'full  '}: O err "
-                  f"{r['err']:.2e} (torch bf16 {r['torch_err']:.2e}, one GPU {r['one_gpu_err']:.2e})"
+                  f"{r['err']:.2e} (torch bf16 {r['torch_err']:.2e}, one GPU "
+                  f"{r['one_gpu_err']:.2e})"
                   f", LSE vs one GPU {r['lse_err']:.1e}"
                   f"{'' if r['exchanged_lengths_same'] else ', exchanged lengths DIFFER'}: "
                   f"{'ok' if r['ok'] else 'FAIL'}", flush=True)

@@ -38,9 +38,10 @@ for the K/V chunk of rank j arriving at rank r:
 Chunk lengths may differ (odd lengths, an uneven last chunk, an empty
 chunk): every rank needs every rank's (length, first-chunk length), given
 as `lengths` (ring_lengths() of the partition) or else exchanged by the call
-(an all_gather and a host sync), and the zigzag split of the local chunk is `split` (default ceil(L / 2), what
-partition() gives with even=True; pass it for other partitions). Without
-causal every step is unmasked and the partition does not matter.
+(an all_gather and a host sync), and the zigzag split of the local chunk
+is `split` (default ceil(L / 2), what partition() gives with even=True;
+pass it for other partitions). Without causal every step is unmasked and
+the partition does not matter.
 
 The kernel is a callable kernel(q, k, v, causal) -> (O, LSE) on logical
 [B, H, S, D] views (LSE f32 [B, H, Sq], -inf for rows that see nothing, as
