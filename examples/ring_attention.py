@@ -144,11 +144,11 @@ def comm_groups(names, dist):
         if name == "normal":
             groups[name] = None
         elif name == "high":
+            from flashmlir import FlashError
+            from flashmlir.distributed import high_priority_group
             try:
-                opts = dist.ProcessGroupNCCL.Options()
-                opts.is_high_priority_stream = True
-                groups[name] = dist.new_group(backend="nccl", pg_options=opts)
-            except (AttributeError, TypeError, RuntimeError, ValueError) as ex:
+                groups[name] = high_priority_group()
+            except (FlashError, AttributeError, TypeError, RuntimeError, ValueError) as ex:
                 print(f"rank {dist.get_rank()}: no high-priority NCCL group ({ex}); "
                       "skipping it (TORCH_NCCL_HIGH_PRIORITY=1 makes every group high)")
         else:

@@ -16,10 +16,9 @@ by step s - 1's kernel), queue the kernel and the merge of its partial, then
 make the compute stream wait for the transfer, just before step s + 1 uses
 it. No host synchronisation when `lengths` is given. NCCL runs the transfer
 on its own stream; with a process group of high-priority streams
-(TORCH_NCCL_HIGH_PRIORITY=1, or ProcessGroupNCCL.Options with
-is_high_priority_stream) its kernel takes the next free SM instead of
-waiting behind the attention kernel's remaining CTAs. RingProfile records
-per-step times (opt-in).
+(high_priority_group(), or TORCH_NCCL_HIGH_PRIORITY=1) its kernel takes the
+next free SM instead of waiting behind the attention kernel's remaining
+CTAs. RingProfile records per-step times (opt-in).
 
 Partition (`partition()`, `shard()`): with zigzag=True (FA/TE's
 DualChunkSwap, ring-flash-attention's zigzag_ring_flash_attn) the sequence is
@@ -60,7 +59,7 @@ from . import FlashError
 from .combine import MAX_VIEW_BYTES, _span_bytes, combine
 
 __all__ = ["ring_attention", "partition", "ring_lengths", "shard", "unshard", "flash_kernel",
-           "RingProfile", "profile_table"]
+           "high_priority_group", "RingProfile", "profile_table"]
 
 
 # ---------------------------------------------------------------------------
@@ -346,6 +345,21 @@ def _wire(x):
 def _as_logical(buf, b, h, s, d, bshd):
     n = b * h * s * d
     return buf[:n].view(b, s, h, d).transpose(1, 2) if bshd else buf[:n].view(b, h, s, d)
+
+
+def high_priority_group(ranks=None):
+    """A new NCCL process group over `ranks` (default: all) whose streams
+    have high priority, for ring_attention's `group`: NCCL's kernel then
+    takes the next SM that our kernel's CTAs free instead of waiting for
+    that kernel's last wave (TORCH_NCCL_HIGH_PRIORITY=1 does this for every
+    group). Collective: every rank calls it, as dist.new_group."""
+    import torch.distributed as dist
+    nccl = getattr(dist, "ProcessGroupNCCL", None)
+    if nccl is None:
+        raise FlashError("high_priority_group: this torch has no NCCL")
+    opts = nccl.Options()
+    opts.is_high_priority_stream = True
+    return dist.new_group(ranks, backend="nccl", pg_options=opts)
 
 
 def _exchange_lengths(torch, dist, group, device, seq, split):

@@ -214,7 +214,8 @@ def check_table(table, every):
 def check_modes(rank, world, merge):
     """compute=False runs the exchange alone (no kernel, nothing written),
     comm=False no exchange; lengths that do not match this rank's chunk are
-    refused."""
+    refused; high_priority_group() without NCCL says so."""
+    import torch.distributed as dist
     g = torch.Generator().manual_seed(7)
     q, k, v = (torch.randn(1, 2, 8, 16, generator=g) for _ in range(3))
     calls = []
@@ -240,7 +241,13 @@ def check_modes(rank, world, merge):
         ok = False
     except flashmlir.FlashError as ex:
         ok &= "lengths must hold" in str(ex)
-    print(f"ring P={world} rank {rank} modes (exchange alone, no exchange, bad lengths): "
+    if not hasattr(dist, "ProcessGroupNCCL"):  # CI's torch: a message, not an AttributeError
+        try:
+            fd.high_priority_group()
+            ok = False
+        except flashmlir.FlashError as ex:
+            ok &= "has no NCCL" in str(ex)
+    print(f"ring P={world} rank {rank} modes (exchange alone, no exchange, bad lengths, no NCCL): "
           f"{'ok' if ok else 'FAIL'}", flush=True)
     return ok
 
