@@ -3,7 +3,8 @@
 #   1. correctness against one GPU at 16k/32k/64k tokens, causal and not
 #      (also: lengths exchanged by the call give the same bits as given ones);
 #   2. the per-step profile (RingProfile) at 128k and 512k tokens, per NCCL
-#      stream priority (the default group and a high-priority one);
+#      stream priority (the default group and high_priority_group()) and
+#      with the exchange off;
 #   3. the bench at 128k-1M tokens (causal, d128, GQA 32/8): per rank and
 #      max over ranks, total, compute-only (exchange off), exchange-only and
 #      hidden = (compute + exchange - total) / exchange, with the events'

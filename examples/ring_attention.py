@@ -37,9 +37,10 @@ the full sequence (one flashmlir.attention call, which the runtime refuses
 for views over 2 GiB, and flash_kernel, the same kernel split into views
 under the limit) and the speedup.
 
---profile: one ring call per length of --profile-seqs and priority, after
-a warm-up, timed per step (RingProfile: kernel, merge, exchange and the
-compute stream's wait, per rank) and printed as a table by rank 0.
+--profile: one ring call per length of --profile-seqs and priority, and
+one with the exchange off, each after a warm-up, timed per step
+(RingProfile: kernel, merge, exchange and the compute stream's wait, per
+rank) and printed as a table by rank 0.
 
 NCCL's NVLink multicast (NVLS) stays off: NCCL_NVLS_ENABLE=0 is set here.
 Kernels come from the flashmlir kernel cache (--cache-dir, else
@@ -370,20 +371,23 @@ def ring_times(seq, zigzag, reps, groups, dist):
 
 
 def profile(seq, zigzag, groups, dist):
-    """One profiled ring call per comm priority after a warm-up: every
-    rank's RingProfile summary (gathered)."""
+    """One profiled ring call per comm priority, and one with the exchange
+    off (its kernels alone), each after a warm-up: every rank's RingProfile
+    summary (gathered)."""
     from flashmlir import distributed as fd
     inputs = local_inputs(seq, zigzag, dist)
     out = {}
-    for prio, g in groups.items():
-        ring_call(inputs, zigzag, group=g)
+    runs = [(prio, dict(group=g)) for prio, g in groups.items()] + [("off", dict(comm=False))]
+    for prio, kw in runs:
+        ring_call(inputs, zigzag, **kw)
         dist.barrier()
-        summ = ring_call(inputs, zigzag, group=g, profile=True).summary()
+        summ = ring_call(inputs, zigzag, profile=True, **kw).summary()
         every = [None] * dist.get_world_size()
         dist.all_gather_object(every, summ)
         out[prio] = every
         if dist.get_rank() == 0:
-            print(f"--- profile: {seq} tokens, causal d128 GQA {HQ}/{HKV}, comm priority {prio}")
+            what = "exchange off" if prio == "off" else f"comm priority {prio}"
+            print(f"--- profile: {seq} tokens, causal d{D} GQA {HQ}/{HKV}, {what}")
             print(fd.profile_table(every), flush=True)
     return dict(seq=seq, profile=out)
 
