@@ -194,6 +194,29 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
         trunc.getIn().getType().isF32())
       narrow = trunc;
 
+  // An offset from outside the body plus an element's coordinate (say
+  // flash-tile's row + linalg.index 0): the thread's part of the coordinate
+  // is added to the offset once and each register adds a constant. Cloned
+  // literally, every register's coordinate is loop-invariant, LLVM hoists
+  // them all out of the KV loop and they stay live across it (a causal d32
+  // kernel spilled 16 bytes for its column offsets).
+  DenseMap<Operation *, std::pair<Value, int64_t>> offsetAdds;
+  for (auto addOp : body.getOps<arith::AddIOp>())
+    for (unsigned k = 0; k < 2; ++k) {
+      auto index = addOp.getOperand(k).getDefiningOp<linalg::IndexOp>();
+      Value offset = addOp.getOperand(1 - k);
+      if (!index || op.getRegion().isAncestor(offset.getParentRegion()))
+        continue;
+      Value base = lift(offset, map);
+      if (!base)
+        return failure();
+      int64_t dim = index.getDim();
+      offsetAdds[addOp] = {
+          add(base, dim == 0 ? add(mul(warp, c(16)), g) : mul(tq, c(2))),
+          dim};
+      break;
+    }
+
   int64_t nTiles = out.cols / 8;
   int64_t count = rank == 2 ? mTiles * nTiles * 4 : mTiles * 2;
   SmallVector<Value> values;
@@ -224,6 +247,10 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     auto select = [&](Operation &o) -> Value {
       if (isa<linalg::IndexOp>(o))
         return m.lookup(o.getResult(0));
+      if (auto it = offsetAdds.find(&o); it != offsetAdds.end())
+        return add(it->second.first,
+                   c(it->second.second == 0 ? mt * 16 * warps + 8 * h
+                                            : 8 * nt + e));
       return selectScalar(o, m);
     };
     if (failed(cloneBody(body, m, narrow, outside, select)))

@@ -287,14 +287,19 @@ LogicalResult KernelEmitter::lowerStore(TileStoreOp op, IRMapping &map) {
     Value id = add(tid, c(i * threads));
     Value r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
     Value ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
-    Value ok = cmp(arith::CmpIPredicate::slt, r, rows);
+    // row0 + r < row0 + rows, not r < rows: LLVM merges row0 + r with the
+    // Q tile copy's row (the same expression), and r alone would be one
+    // more value per pass kept live from the prologue across the KV loops
+    // (ptxas: the sm_90a wgmma d64 kernel took 119 registers, not 96).
+    Value row = add(row0, r);
+    Value ok = cmp(arith::CmpIPredicate::slt, row, add(row0, rows));
     if (total % threads != 0)
       ok = arith::AndIOp::create(b, loc, ok,
                                  cmp(arith::CmpIPredicate::ult, id, c(total)));
     ifRow(ok, [&] {
       Value chunk = LLVM::LoadOp::create(b, loc, v4i32,
                                          smemPtr(swizzled(r, ch, bm)), 16);
-      Value elem = add(plane, add(mul(add(row0, r), kt.strideS), mul(ch, c(8))));
+      Value elem = add(plane, add(mul(row, kt.strideS), mul(ch, c(8))));
       LLVM::StoreOp::create(b, loc, chunk, globalPtr(kt.ptr, mul(elem, c(2))),
                             16);
     });
