@@ -76,6 +76,15 @@
 // RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129' --capture=uniform:-0.05,0.05@Hq --capture=randint:0,40@B \
 // RUN:   | FileCheck %s --check-prefix=ALL7
 
+// score_mod acts on the capped logit (softcap first), a bias large enough
+// to tell the orders apart.
+// RUN: flash-run %s --seed=7 --func=softcap_relbias --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129' --capture=uniform:-0.2,0.2@Hq \
+// RUN:   | FileCheck %s --check-prefix=ALL7
+// RUN: flash-run %s --seed=7 --func=softcap_relbias --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129' --capture=uniform:-0.2,0.2@Hq \
+// RUN:   | FileCheck %s --check-prefix=ALL7
+
 // ALL7-NOT: FAIL
 // ALL7: flash-run: 7/7 cases passed
 
@@ -211,6 +220,21 @@ func.func @everything_kv_lens(%q: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], off
         %le = arith.cmpi sle, %j, %i : index
         %vis = arith.ori %in, %le : i1
         flash.yield %vis : i1
+      }
+  return
+}
+
+func.func @softcap_relbias(%q: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %bias: memref<?xf32>, %o: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32>) {
+  flash.attention ins(%q, %k, %v : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>) captures(%bias : memref<?xf32>) outs(%o, %lse : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?xf32>)
+      {causal, scale = 4.0 : f32, softcap = 2.0 : f32, config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2>} score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %tb: memref<?xf32>):
+        %w = memref.load %tb[%h] : memref<?xf32>
+        %ii = arith.index_cast %i : index to i64
+        %jj = arith.index_cast %j : index to i64
+        %d = arith.subi %jj, %ii : i64
+        %df = arith.sitofp %d : i64 to f32
+        %r = math.fma %w, %df, %s : f32
+        flash.yield %r : f32
       }
   return
 }
