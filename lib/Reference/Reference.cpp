@@ -155,6 +155,11 @@ std::string flash::ref::attention(const AttentionParams &p, View4 q, View4 k,
         scores.assign(hi - lo + 1, 0.0);
         double m = -inf;
         for (int64_t j = lo; j <= hi; ++j) {
+          // A key mask_mod hides, or whose score_mod is -inf, gets weight 0.
+          if (p.maskMod && !p.maskMod(b, h, i, j)) {
+            scores[j - lo] = -inf;
+            continue;
+          }
           int64_t outer, row;
           keyLoc(j, outer, row);
           double s = 0.0;
@@ -165,13 +170,25 @@ std::string flash::ref::attention(const AttentionParams &p, View4 q, View4 k,
           if (p.softcap > 0.0)
             s = p.softcap * std::tanh(s / p.softcap);
           s -= slope * double(std::abs(diag - j));
+          if (p.scoreMod)
+            s = p.scoreMod(s, b, h, i, j);
           scores[j - lo] = s;
           m = std::max(m, s);
         }
 
+        if (m == -inf) {
+          // Every key masked by mask_mod or score_mod: as lo > hi above.
+          for (int64_t d = 0; d < p.headDimV; ++d)
+            out.at(qBatch, h, qRow, d) = 0.0f;
+          if (lseOut)
+            *lseOut = -std::numeric_limits<float>::infinity();
+          continue;
+        }
         double l = 0.0;
         std::fill(acc.begin(), acc.end(), 0.0);
         for (int64_t j = lo; j <= hi; ++j) {
+          if (scores[j - lo] == -inf)
+            continue; // Never read a masked key's V (it may be NaN).
           int64_t outer, row;
           keyLoc(j, outer, row);
           double e = std::exp(scores[j - lo] - m);

@@ -17,6 +17,15 @@
 // RUN:   --shapes='2,4,2,1,1;2,4,2,1,300;2,4,2,17,1000' | FileCheck %s --check-prefix=THREE
 // RUN: flash-run %s --func=window_lens --tol=1e-5 --pipeline="%cleanups" \
 // RUN:   --shapes='2,4,2,1,100;3,4,2,17,113;2,4,2,64,65' | FileCheck %s --check-prefix=THREE
+// RUN: flash-run %s --func=mods_static --tol=1e-5 --pipeline="%cleanups" \
+// RUN:   --shapes='1,4,2,37,100' --capture=docs:3@BxSq --capture=docs:3@BxSk \
+// RUN:   --capture=uniform:-0.05,0.05@Hq | FileCheck %s --check-prefix=ONE
+// ALiBi over 1000 keys gives logits near -250, whose f32 ulp is 1.5e-5:
+// the LSE is checked relative to its size there (--lse-rtol).
+// RUN: flash-run %s --func=mods_split --tol=1e-5 --lse-rtol=1e-6 --pipeline="%cleanups" \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,300;2,4,2,17,1000' --capture=docs:3@BxSq \
+// RUN:   --capture=docs:3@BxSk --capture=uniform:-0.05,0.05@Hq \
+// RUN:   | FileCheck %s --check-prefix=THREE
 // ONE-NOT: FAIL
 // ONE: flash-run: 1/1 cases passed
 // THREE-NOT: FAIL
@@ -46,5 +55,45 @@ func.func @split(%q: memref<?x4x?x64xf32>, %k: memref<?x2x?x64xf32>, %v: memref<
 func.func @window_lens(%q: memref<?x4x?x64xf32>, %k: memref<?x2x?x64xf32>, %v: memref<?x2x?x64xf32>, %lens: memref<?xi32>, %o: memref<?x4x?x64xf32>, %lse: memref<?x4x?xf32>) {
   flash.attention ins(%q, %k, %v : memref<?x4x?x64xf32>, memref<?x2x?x64xf32>, memref<?x2x?x64xf32>) kv_lens(%lens : memref<?xi32>) outs(%o, %lse : memref<?x4x?x64xf32>, memref<?x4x?xf32>)
       {window = array<i64: 20, 5>, config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2>}
+  return
+}
+
+// score_mod + mask_mod with captures and ALiBi (mods_static).
+func.func @mods_static(%q: memref<1x4x37x64xf32>, %k: memref<1x2x100x64xf32>, %v: memref<1x2x100x64xf32>, %slopes: memref<4xf32>, %dq: memref<1x37xi32>, %dk: memref<1x100xi32>, %bias: memref<4xf32>, %o: memref<1x4x37x64xf32>, %lse: memref<1x4x37xf32>) {
+  flash.attention ins(%q, %k, %v : memref<1x4x37x64xf32>, memref<1x2x100x64xf32>, memref<1x2x100x64xf32>) alibi(%slopes : memref<4xf32>) captures(%dq, %dk, %bias : memref<1x37xi32>, memref<1x100xi32>, memref<4xf32>) outs(%o, %lse : memref<1x4x37x64xf32>, memref<1x4x37xf32>)
+      {causal}
+      score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %qd: memref<1x37xi32>, %kd: memref<1x100xi32>, %tb: memref<4xf32>):
+        %w = memref.load %tb[%h] : memref<4xf32>
+        %r = arith.addf %s, %w : f32
+        flash.yield %r : f32
+      }
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %qd: memref<1x37xi32>, %kd: memref<1x100xi32>, %tb: memref<4xf32>):
+        %di = memref.load %qd[%b, %i] : memref<1x37xi32>
+        %dj = memref.load %kd[%b, %j] : memref<1x100xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
+
+// score_mod + mask_mod with captures and ALiBi (mods_split).
+func.func @mods_split(%q: memref<?x4x?x64xf32>, %k: memref<?x2x?x64xf32>, %v: memref<?x2x?x64xf32>, %slopes: memref<4xf32>, %dq: memref<?x?xi32>, %dk: memref<?x?xi32>, %bias: memref<4xf32>, %o: memref<?x4x?x64xf32>, %lse: memref<?x4x?xf32>) {
+  flash.attention ins(%q, %k, %v : memref<?x4x?x64xf32>, memref<?x2x?x64xf32>, memref<?x2x?x64xf32>) alibi(%slopes : memref<4xf32>) captures(%dq, %dk, %bias : memref<?x?xi32>, memref<?x?xi32>, memref<4xf32>) outs(%o, %lse : memref<?x4x?x64xf32>, memref<?x4x?xf32>)
+      {causal, config = #flash.config<block_m = 16, block_n = 32, warps = 1, stages = 2, splits = 3>}
+      score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %qd: memref<?x?xi32>, %kd: memref<?x?xi32>, %tb: memref<4xf32>):
+        %w = memref.load %tb[%h] : memref<4xf32>
+        %r = arith.addf %s, %w : f32
+        flash.yield %r : f32
+      }
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %qd: memref<?x?xi32>, %kd: memref<?x?xi32>, %tb: memref<4xf32>):
+        %di = memref.load %qd[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %kd[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
   return
 }

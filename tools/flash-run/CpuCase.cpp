@@ -26,8 +26,8 @@ namespace cpu = ::flash::run::cpu;
 namespace ref = ::flash::ref;
 
 CaseLayout::CaseLayout(const Case &c, int64_t d, int64_t dv, int64_t pageSize,
-                       bool bshd)
-    : pageSize(pageSize) {
+                       bool bshd, unsigned alibiRank)
+    : pageSize(pageSize), alibiRank(alibiRank) {
   int64_t kvOuter = c.b, kvRows = c.sk;
   if (pageSize) {
     pagesPerSeq = c.sk / pageSize;
@@ -43,6 +43,8 @@ CaseLayout::CaseLayout(const Case &c, int64_t d, int64_t dv, int64_t pageSize,
   shapes[Lse] = {1, c.b, c.hq, c.sq};
   shapes[KvLens] = {1, 1, 1, c.b};
   shapes[Table] = {1, 1, c.b, pagesPerSeq};
+  shapes[Alibi] = {1, 1, alibiRank == 2 ? c.b : 1, c.hq};
+  shapes[Capture] = {1, 1, 1, 1}; // Unused: CpuMods.h sizes captures.
   // bshd on the page pool gives [num_pages, page_size, Hkv, D] storage.
   for (unsigned i = 0; i < NumRoles; ++i)
     strides[i] = bshd && roleRank(ArgRole(i)) == 4
@@ -103,7 +105,7 @@ llvm::Error cpu::checkArg(ArgRole role, MemRefType type,
   return makeError(
       Twine("the static layout of ") + kArgNames[role] + " (" +
       typeString(type) + ") does not fit --layout=" + layout +
-      (roleRank(role) == 4
+      (roleRank(role, 1) == 4
            ? "; declare it strided<[?, ?, ?, 1], offset: ?>"
            : Twine("; ") + kArgNames[role] + " is passed contiguous"));
 }
@@ -168,6 +170,18 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
                   std::numeric_limits<float>::quiet_NaN();
   }
 
+  // ALiBi slopes and the captures, drawn per case.
+  ArgBuffer slopes;
+  if (kernel.sem.alibiRank)
+    slopes = drawSlopes(kernel.sem.alibiRank, c, rng);
+  std::vector<ArgBuffer> captures;
+  for (auto [rule, type] : llvm::zip_equal(opts.captures, kernel.captureTypes())) {
+    llvm::Expected<SmallVector<int64_t, 4>> sizes = captureSizes(rule, type, c);
+    if (!sizes)
+      return sizes.takeError();
+    captures.push_back(drawCapture(rule, type, *sizes, rng));
+  }
+
   ref::AttentionParams params;
   params.batch = c.b, params.headsQ = c.hq, params.headsKV = c.hkv;
   params.seqQ = c.sq, params.seqK = c.sk;
@@ -180,6 +194,12 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
   params.softcap = kernel.sem.softcap;
   if (hasLens)
     params.kvLens = lens.data();
+  if (kernel.sem.alibiRank) {
+    params.alibiSlopes = slopes.f.data();
+    params.alibiPerBatch = kernel.sem.alibiRank == 2;
+  }
+  std::string modError;
+  setModCallbacks(kernel, captures, params, modError);
   if (paged) {
     params.blockTable = table.data();
     params.pageSize = layout.pageSize;
@@ -191,6 +211,8 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
                      kernel.hasLse() ? refLse.data : nullptr);
   if (!refErr.empty())
     return makeError("the reference rejects the case: " + refErr);
+  if (!modError.empty())
+    return makeError(modError);
 
   auto desc4 = [&](Tensor &t, ArgRole role) {
     return descriptor<float, 4>(t.data, layout.argSizes(role),
@@ -206,11 +228,20 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
                                           layout.argStrides(Table));
   // The packed ABI wants, per argument, a pointer to the value the C wrapper
   // takes, and that value is itself a pointer to the descriptor.
-  void *descPtrs[NumRoles] = {&qDesc,     &kDesc, &vDesc,  &lensDesc,
-                              &tableDesc, &oDesc, &lseDesc};
-  SmallVector<void *, 7> args;
+  slopes.describe();
+  for (ArgBuffer &capture : captures)
+    capture.describe();
+  void *descPtrs[NumRoles] = {&qDesc,     &kDesc,         &vDesc,
+                              slopes.desc.data(), &lensDesc, &tableDesc,
+                              nullptr,   &oDesc,         &lseDesc};
+  SmallVector<void *> captureDescs;
+  for (ArgBuffer &capture : captures)
+    captureDescs.push_back(capture.desc.data());
+  SmallVector<void *, 9> args;
+  unsigned nextCapture = 0;
   for (ArgRole role : kernel.roles)
-    args.push_back(&descPtrs[role]);
+    args.push_back(role == Capture ? &captureDescs[nextCapture++]
+                                   : &descPtrs[role]);
 
   std::vector<double> times;
   for (unsigned r = 0; r < opts.repeat; ++r) {

@@ -13,6 +13,7 @@
 
 #include "Cases.h"
 #include "CpuKernel.h"
+#include "CpuMods.h"
 #include "flash/Reference/Reference.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -32,15 +33,20 @@ struct CaseLayout {
   ref::Shape4 shapes[NumRoles];
   ref::Strides4 strides[NumRoles];
   int64_t pageSize = 0, pagesPerSeq = 0, numPages = 0; // 0 unless paged.
+  unsigned alibiRank = 1; // Slopes [Hq] or [B, Hq], padded like LSE.
 
   /// `pageSize` is 0 for non-paged K/V, else it must divide `c.sk`.
-  CaseLayout(const Case &c, int64_t d, int64_t dv, int64_t pageSize, bool bshd);
-  /// Sizes and strides as the function argument sees them.
+  CaseLayout(const Case &c, int64_t d, int64_t dv, int64_t pageSize, bool bshd,
+             unsigned alibiRank = 1);
+  /// Sizes and strides as the function argument sees them (not for
+  /// captures, which CpuMods.h sizes).
   llvm::ArrayRef<int64_t> argSizes(ArgRole role) const {
-    return llvm::ArrayRef<int64_t>(shapes[role]).take_back(roleRank(role));
+    return llvm::ArrayRef<int64_t>(shapes[role])
+        .take_back(roleRank(role, alibiRank));
   }
   llvm::ArrayRef<int64_t> argStrides(ArgRole role) const {
-    return llvm::ArrayRef<int64_t>(strides[role]).take_back(roleRank(role));
+    return llvm::ArrayRef<int64_t>(strides[role])
+        .take_back(roleRank(role, alibiRank));
   }
 };
 
@@ -57,6 +63,7 @@ struct CaseOptions {
   double tol = 0.0;         // Max abs error of O and LSE.
   double lseRtol = 0.0;     // LSE may also be off relative to |LSE|.
   std::string layout;       // --layout, for the printed line.
+  std::vector<CaptureRule> captures; // --capture, one per capture.
 };
 
 /// Runs one case on fresh random inputs, prints its line, returns whether it

@@ -83,17 +83,21 @@ llvm::Error parseReferenceAttrs(StringRef text, Semantics &sem) {
 /// The argument roles of a function computing `sem`, with LSE if `lse`.
 SmallVector<ArgRole, 7> argRoles(const Semantics &sem, bool lse) {
   SmallVector<ArgRole, 7> roles = {Q, K, V};
+  if (sem.alibiRank)
+    roles.push_back(Alibi);
   if (sem.kvLens)
     roles.push_back(KvLens);
   if (sem.paged)
     roles.push_back(Table);
+  roles.append(sem.numCaptures, Capture);
   roles.push_back(O);
   if (lse)
     roles.push_back(Lse);
   return roles;
 }
 
-/// Checks the Q, K, V, [kv_lens], [block_table], O[, LSE] signature and
+/// Checks the Q, K, V, [alibi], [kv_lens], [block_table], [captures...],
+/// O[, LSE] signature and
 /// returns the argument roles and types.
 llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
                            SmallVector<ArgRole, 7> &roles,
@@ -112,8 +116,18 @@ llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
   }
   for (auto [i, role] : llvm::enumerate(roles)) {
     auto t = dyn_cast<MemRefType>(type.getInput(i));
+    if (role == Capture) {
+      Type element = t ? t.getElementType() : Type();
+      if (!t || !t.isStrided() || !(element.isF32() || element.isInteger(32)))
+        return makeError("argument " + Twine(i) + " (a capture) of @" +
+                         func.getSymName() +
+                         " must be a strided f32 or i32 memref (flash-run "
+                         "supports those)");
+      types.push_back(t);
+      continue;
+    }
     bool isIndex = role == KvLens || role == Table;
-    unsigned rank = roleRank(role);
+    unsigned rank = roleRank(role, sem.alibiRank);
     Type element = t ? t.getElementType() : Type();
     if (!t || t.getRank() != rank || !t.isStrided() ||
         !(isIndex ? element.isInteger(32) : element.isF32()))
@@ -142,23 +156,24 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
                    Semantics &sem) {
   if (!op.hasPureBufferSemantics())
     return makeError("flash.attention must be in memref form (outs(...))");
-  if (op.getAlibiSlopes() || op.getCuSeqlensQ())
-    return makeError("flash.attention with alibi/cu_seqlens is not supported "
-                     "by flash-run yet");
+  if (op.getCuSeqlensQ())
+    return makeError("flash.attention with cu_seqlens is not supported by "
+                     "flash-run yet");
   Type elementType = cast<ShapedType>(op.getQuery().getType()).getElementType();
   if (!elementType.isF32())
     return makeError("flash.attention on " + typeString(elementType) +
                      " is not supported by flash-run yet (f32 only)");
   SmallVector<Value> expected = {op.getQuery(), op.getKey(), op.getValue()};
-  for (Value serving : {op.getKvLens(), op.getBlockTable()})
+  for (Value serving : {op.getAlibiSlopes(), op.getKvLens(), op.getBlockTable()})
     if (serving)
       expected.push_back(serving);
+  llvm::append_range(expected, op.getCaptures());
   llvm::append_range(expected, op.getOuts());
   if (!llvm::equal(expected, func.getArguments()))
     return makeError("flash.attention must use the arguments of @" +
                      func.getSymName() +
-                     " directly, as Q, K, V, [kv_lens], [block_table], O[, "
-                     "LSE]");
+                     " directly, as Q, K, V, [alibi], [kv_lens], "
+                     "[block_table], [captures...], O[, LSE]");
   // The semantics come from the attribute dictionary itself, not from the
   // accessors the lowering uses (getEffectiveScale, getWindowLeft, ...): a
   // bug shared by checker and lowering would be invisible. An absent scale
@@ -177,6 +192,9 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
     sem.softcap = cap.getValueAsDouble();
   sem.kvLens = bool(op.getKvLens());
   sem.paged = bool(op.getBlockTable());
+  if (Value slopes = op.getAlibiSlopes())
+    sem.alibiRank = cast<MemRefType>(slopes.getType()).getRank();
+  sem.numCaptures = op.getCaptures().size();
   return llvm::Error::success();
 }
 
@@ -222,6 +240,17 @@ llvm::Expected<Kernel> cpu::selectKernel(ModuleOp module,
                        "flash.attention; the op's attributes are used");
     if (llvm::Error err = readOp(ops.front(), kernel.func, kernel.sem))
       return std::move(err);
+    // The regions, from a copy the lowering will not touch.
+    if (ops.front().hasMods()) {
+      kernel.oracle = std::make_shared<OwningOpRef<ModuleOp>>(module.clone());
+      auto copy = (*kernel.oracle)->lookupSymbol<func::FuncOp>(name);
+      copy.walk([&](mlir::flash::AttentionOp op) {
+        if (!op.getScoreMod().empty())
+          kernel.scoreMod = &op.getScoreMod();
+        if (!op.getMaskMod().empty())
+          kernel.maskMod = &op.getMaskMod();
+      });
+    }
   } else {
     if (!opts.referenceAttrs)
       return makeError("@" + name + " holds no flash.attention; pass " +

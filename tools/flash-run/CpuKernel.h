@@ -12,6 +12,7 @@
 #define FLASH_TOOLS_FLASH_RUN_CPUKERNEL_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -39,15 +40,25 @@ struct Semantics {
   double softcap = 0.0;
   bool kvLens = false; // The op has kv_lens.
   bool paged = false;  // The op has block_table.
+  unsigned alibiRank = 0;   // The op's alibi slopes: 0 (none), 1 or 2.
+  unsigned numCaptures = 0; // The op's captures(...).
 };
 
-/// What each function argument is; the values index per-role arrays.
-enum ArgRole : unsigned { Q, K, V, KvLens, Table, O, Lse, NumRoles };
-inline constexpr const char *kArgNames[] = {"Q",           "K", "V",  "kv_lens",
-                                            "block_table", "O", "LSE"};
+/// What each function argument is; the values index per-role arrays
+/// (Capture, one role for all captures, has none).
+enum ArgRole : unsigned {
+  Q, K, V, Alibi, KvLens, Table, Capture, O, Lse, NumRoles
+};
+inline constexpr const char *kArgNames[] = {
+    "Q", "K", "V", "alibi", "kv_lens", "block_table", "capture", "O", "LSE"};
 
-inline unsigned roleRank(ArgRole role) {
-  return role == Lse ? 3 : role == KvLens ? 1 : role == Table ? 2 : 4;
+/// The rank of a role's argument (a capture's is its type's).
+inline unsigned roleRank(ArgRole role, unsigned alibiRank = 1) {
+  return role == Lse      ? 3
+         : role == KvLens ? 1
+         : role == Table  ? 2
+         : role == Alibi  ? alibiRank
+                          : 4;
 }
 
 /// The function under test and what it computes.
@@ -58,9 +69,21 @@ struct Kernel {
   llvm::SmallVector<ArgRole, 7> roles;
   llvm::SmallVector<mlir::MemRefType, 7> argTypes;
   int64_t pageSize = 0; // 0 unless paged.
+  /// The score_mod / mask_mod regions (null if absent), in a copy of the
+  /// module taken before lowering: the reference evaluates the user's IR.
+  std::shared_ptr<mlir::OwningOpRef<mlir::ModuleOp>> oracle;
+  mlir::Region *scoreMod = nullptr, *maskMod = nullptr;
   bool has(ArgRole role) const { return llvm::is_contained(roles, role); }
   mlir::MemRefType type(ArgRole role) const {
     return argTypes[llvm::find(roles, role) - roles.begin()];
+  }
+  /// The capture argument types, in order.
+  llvm::SmallVector<mlir::MemRefType> captureTypes() const {
+    llvm::SmallVector<mlir::MemRefType> types;
+    for (auto [role, type] : llvm::zip_equal(roles, argTypes))
+      if (role == Capture)
+        types.push_back(type);
+    return types;
   }
   bool hasLse() const { return has(Lse); }
   int64_t headDim() const { return type(Q).getDimSize(3); }

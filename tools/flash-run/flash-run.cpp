@@ -9,7 +9,12 @@
 //             [--layout=bhsd|bshd] [--seed=N] [--tol=1e-5] [--lse-rtol=R]
 //             [--inputs=uniform|large] [--repeat=N]
 //             [--page-size=N] [--pipeline=PIPELINE] [--print-ir]
-//             [--reference-attrs=...]
+//             [--reference-attrs=...] [--capture=RULE]...
+//
+// ALiBi slopes are drawn per case in [1/256, 1/4]; captures (flash.attention's
+// captures(...)) are sized and filled by one --capture rule each (see
+// CpuMods.h), and the reference evaluates score_mod / mask_mod from the
+// op's own region IR, in double.
 //
 // The function takes the op's operands in its order: Q, K, V, [kv_lens],
 // [block_table], O, [LSE]. Q/K/V/O are rank-4 f32 memrefs in logical
@@ -120,6 +125,14 @@ cl::opt<int64_t> pageSizeOpt(
     "page-size", cl::cat(runCat),
     cl::desc("Page size of a paged (block_table) function whose K type "
              "leaves it dynamic"));
+cl::list<std::string> captureOpt(
+    "capture", cl::cat(runCat),
+    cl::desc("How to size and fill each capture argument, in order: "
+             "KIND[:ARGS]@DIMS with KIND uniform:LO,HI (f32), randint:LO,HI "
+             "(i32), docs:N (i32 document ids in [0, N), sorted along the last "
+             "dim, so documents are contiguous) or const:X, and DIMS "
+             "x-separated sizes B, Hq, Hkv, Sq, Sk or numbers, e.g. "
+             "--capture=uniform:-1,1@Hq --capture=docs:4@BxSq"));
 cl::opt<bool> printIR("print-ir", cl::cat(runCat),
                       cl::desc("Print the lowered module to stdout"));
 cl::opt<std::string> refAttrsOpt(
@@ -159,15 +172,18 @@ int main(int argc, char **argv) {
           "reference attention.\n\n"
           "  flash-run FILE.mlir --shapes=\"B,Hq,Hkv,Sq,Sk;...\" "
           "[--layout=bshd] [--seed=N]\n\n"
-          "The function takes (Q, K, V, [kv_lens], [block_table], O[, LSE]) "
-          "in the op's order: rank-4 f32 memrefs [batch, heads, seq, dim] "
+          "The function takes (Q, K, V, [alibi], [kv_lens], [block_table], "
+          "[captures...], O[, LSE]) in the op's order: rank-4 f32 memrefs [batch, heads, seq, dim] "
           "with static head dims, e.g.\n"
           "memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>, a "
           "memref<?x?x?xf32> LSE, memref<?xi32> kv_lens and memref<?x?xi32> "
           "block_table. Paged K/V are [num_pages, Hkv, page_size, D] "
           "(bshd: [num_pages, page_size, Hkv, D] storage); Sk in --shapes is "
           "then the capacity, a multiple of the page size (K's dim 2 or "
-          "--page-size). Exit code: 0 all cases pass, 1 a case "
+          "--page-size). ALiBi slopes ([Hq] or [B, Hq] f32) are drawn in "
+          "[1/256, 1/4]; each capture by its --capture rule; score_mod and "
+          "mask_mod regions are evaluated by the reference in double from "
+          "the op's IR. Exit code: 0 all cases pass, 1 a case "
           "fails, 2 error. MLIR debugging options such as "
           "--mlir-print-ir-after-all are accepted.\n",
           &llvm::errs()))
@@ -216,6 +232,15 @@ int main(int argc, char **argv) {
   llvm::Expected<Kernel> kernel = selectKernel(*module, kernelOpts);
   if (!kernel)
     return fail(llvm::toString(kernel.takeError()));
+  std::vector<CaptureRule> captureRules;
+  for (const std::string &text : captureOpt) {
+    llvm::Expected<CaptureRule> rule = parseCaptureRule(text);
+    if (!rule)
+      return fail(llvm::toString(rule.takeError()));
+    captureRules.push_back(*rule);
+  }
+  if (llvm::Error err = checkCaptureRules(*kernel, captureRules))
+    return fail(llvm::toString(std::move(err)));
 
   // Reject every bad case before spending time on lowering and JIT.
   std::vector<CaseLayout> layouts;
@@ -256,11 +281,25 @@ int main(int argc, char **argv) {
     if (std::string err = ::flash::run::checkHostBytes(caseBytes); !err.empty())
       return fail(what + err);
     const CaseLayout &layout = layouts.emplace_back(
-        c, kernel->headDim(), kernel->headDimV(), pageSize, bshd);
+        c, kernel->headDim(), kernel->headDimV(), pageSize, bshd,
+        std::max(1u, kernel->sem.alibiRank));
     for (auto [role, type] : llvm::zip_equal(kernel->roles, kernel->argTypes))
-      if (llvm::Error err = checkArg(role, type, layout.argSizes(role),
-                                     layout.argStrides(role), layoutOpt))
-        return fail(what + llvm::toString(std::move(err)));
+      if (role != Capture)
+        if (llvm::Error err = checkArg(role, type, layout.argSizes(role),
+                                       layout.argStrides(role), layoutOpt))
+          return fail(what + llvm::toString(std::move(err)));
+    for (auto [rule, type] :
+         llvm::zip_equal(captureRules, kernel->captureTypes())) {
+      llvm::Expected<SmallVector<int64_t, 4>> sizes =
+          captureSizes(rule, type, c);
+      if (!sizes)
+        return fail(what + llvm::toString(sizes.takeError()));
+      std::optional<int64_t> n = 1;
+      for (int64_t size : *sizes)
+        n = n ? ::flash::run::checkedProduct({*n, size}) : std::nullopt;
+      if (std::string err = ::flash::run::checkTensorElements(n); !err.empty())
+        return fail(what + err);
+    }
   }
 
   // The C wrapper takes descriptors by pointer, which is what we can build.
@@ -280,7 +319,7 @@ int main(int argc, char **argv) {
   llvm::outs() << "flash-run: @" << name << " seed=" << seed
                << " (replay with --seed=" << seed << ")\n";
   CaseOptions caseOpts{inputsOpt == "large", repeatOpt, tolOpt, lseRtolOpt,
-                       layoutOpt};
+                       layoutOpt, captureRules};
   unsigned passed = 0;
   for (const auto &[c, layout] : llvm::zip_equal(cases, layouts)) {
     llvm::Expected<bool> ok = runCase(*kernel, *fn, c, layout, rng, caseOpts);

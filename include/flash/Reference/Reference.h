@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -61,7 +62,10 @@ struct MutView4 {
 ///      windowRight >= 0 => j <= i + offset + windowRight.
 ///  * s_j = scale * (q_i . k_j); if softcap > 0, s_j = softcap*tanh(s_j /
 ///    softcap); then with ALiBi s_j -= slope * |i + offset - j|, where slope
-///    is alibiSlopes[h], or alibiSlopes[b * headsQ + h] if alibiPerBatch.
+///    is alibiSlopes[h], or alibiSlopes[b * headsQ + h] if alibiPerBatch;
+///    then, if set, s_j = scoreMod(s_j, b, h, i, j).
+///  * If set, maskMod(b, h, i, j) must also be true for key j to be visible;
+///    a key whose score is -infinity is not visible either.
 ///  * m = max_j s_j, l = sum_j exp(s_j - m), O_i = sum_j exp(s_j - m) v_j / l,
 ///    LSE_i = m + log(l) (natural log), all over visible keys, in double.
 ///  * A row that sees no key gets O_i = 0 exactly and LSE_i = -infinity.
@@ -100,6 +104,11 @@ struct AttentionParams {
   int64_t pageSize = 0, pagesPerSeq = 0, numPages = 0;
   /// [B + 1] cumulative sequence lengths; both set or both null.
   const int32_t *cuSeqlensQ = nullptr, *cuSeqlensK = nullptr;
+  /// FlexAttention's score_mod / mask_mod, called only for keys the masks
+  /// above leave visible, with (b, h, i, j) in sequence coordinates.
+  std::function<double(double s, int64_t b, int64_t h, int64_t i, int64_t j)>
+      scoreMod;
+  std::function<bool(int64_t b, int64_t h, int64_t i, int64_t j)> maskMod;
 };
 
 /// Computes attention into `out` and, if non-null, `lse`. Returns an empty

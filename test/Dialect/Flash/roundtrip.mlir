@@ -150,3 +150,97 @@ func.func @split_kv(%q: memref<2x8x1x64xf16>, %k: memref<2x8x?x64xf16>,
       outs(%o, %lse : memref<2x8x1x64xf16>, memref<2x8x1xf32>)
   return
 }
+
+// -----
+
+// score_mod and mask_mod regions with captures (memref form): the regions
+// print last, the captures after the serving operands.
+// CHECK-LABEL: func.func @mods_memref
+// CHECK: flash.attention ins({{.*}}) alibi({{.*}} : memref<8xf32>) captures(%{{.+}}, %{{.+}} : memref<?x?xi32>, memref<8xf32>) outs({{.*}}) {causal} score_mod {
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %{{.+}}: index, %[[H:.+]]: index, %{{.+}}: index, %{{.+}}: index, %{{.+}}: memref<?x?xi32>, %[[BIAS:.+]]: memref<8xf32>):
+// CHECK: memref.load %[[BIAS]][%[[H]]] : memref<8xf32>
+// CHECK: flash.yield %{{.+}} : f32
+// CHECK-NEXT: } mask_mod {
+// CHECK-NEXT: ^bb0(%[[B:.+]]: index, %{{.+}}: index, %[[I:.+]]: index, %[[J:.+]]: index, %[[DOC:.+]]: memref<?x?xi32>, %{{.+}}: memref<8xf32>):
+// CHECK: memref.load %[[DOC]][%[[B]], %[[I]]]
+// CHECK: flash.yield %{{.+}} : i1
+func.func @mods_memref(%q: memref<?x8x?x64xf16>, %k: memref<?x2x?x64xf16>,
+                       %v: memref<?x2x?x64xf16>, %slopes: memref<8xf32>,
+                       %doc: memref<?x?xi32>, %bias: memref<8xf32>,
+                       %o: memref<?x8x?x64xf16>) {
+  flash.attention ins(%q, %k, %v : memref<?x8x?x64xf16>, memref<?x2x?x64xf16>,
+                                   memref<?x2x?x64xf16>)
+      alibi(%slopes : memref<8xf32>)
+      captures(%doc, %bias : memref<?x?xi32>, memref<8xf32>)
+      outs(%o : memref<?x8x?x64xf16>) {causal}
+      score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index,
+           %d: memref<?x?xi32>, %t: memref<8xf32>):
+        %w = memref.load %t[%h] : memref<8xf32>
+        %r = arith.addf %s, %w : f32
+        flash.yield %r : f32
+      }
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>,
+           %t: memref<8xf32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
+
+// -----
+
+// Tensor form: captures are tensors, read with tensor.extract.
+// CHECK-LABEL: func.func @mods_tensor
+// CHECK: flash.attention ins({{.*}}) captures(%{{.+}} : tensor<4xi32>) -> tensor<1x4x16x32xf32> mask_mod {
+// CHECK: tensor.extract
+func.func @mods_tensor(%q: tensor<1x4x16x32xf32>, %prefix: tensor<4xi32>)
+    -> tensor<1x4x16x32xf32> {
+  %o = flash.attention ins(%q, %q, %q : tensor<1x4x16x32xf32>,
+                           tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32>)
+      captures(%prefix : tensor<4xi32>) -> tensor<1x4x16x32xf32>
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %p: tensor<4xi32>):
+        %n = tensor.extract %p[%h] : tensor<4xi32>
+        %ni = arith.index_cast %n : i32 to index
+        %in = arith.cmpi slt, %j, %ni : index
+        %le = arith.cmpi sle, %j, %i : index
+        %vis = arith.ori %in, %le : i1
+        flash.yield %vis : i1
+      }
+  return %o : tensor<1x4x16x32xf32>
+}
+
+// -----
+
+// The tile-level form: tile_update's regions take (s, i, j) / (i, j).
+// CHECK-LABEL: func.func @tile_mods
+// CHECK: flash.tile_update {{.*}} {logits, scale = 1.250000e-01 : f32} : {{.*}} score_mod {
+// CHECK-NEXT: ^bb0(%{{.+}}: f32, %{{.+}}: index, %{{.+}}: index):
+// CHECK: } mask_mod {
+// CHECK-NEXT: ^bb0(%{{.+}}: index, %{{.+}}: index):
+// CHECK: flash.tile_finalize {{.*}} {logits, scale = 1.250000e-01 : f32}
+func.func @tile_mods(%q: tensor<64x32xf32>, %k: tensor<16x32xf32>,
+                     %acc: tensor<64x32xf32>, %m: tensor<64xf32>,
+                     %l: tensor<64xf32>, %i: index) -> tensor<64xf32> {
+  %a, %mx, %s = flash.tile_update %q, %k, %k, %acc, %m, %l at(%i, %i)
+      bounds(%i, %i) {scale = 0.125 : f32, logits}
+      : tensor<64x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>,
+        tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>
+      score_mod {
+      ^bb0(%x: f32, %r: index, %c: index):
+        flash.yield %x : f32
+      }
+      mask_mod {
+      ^bb0(%r: index, %c: index):
+        %le = arith.cmpi sle, %c, %r : index
+        flash.yield %le : i1
+      }
+  %o, %lse = flash.tile_finalize %a, %mx, %s {scale = 0.125 : f32, logits}
+      : tensor<64x32xf32>, tensor<64xf32>, tensor<64xf32>
+      -> tensor<64x32xf32>, tensor<64xf32>
+  return %lse : tensor<64xf32>
+}

@@ -572,6 +572,9 @@ LogicalResult TileUpdateOp::verify() {
                          << q.getElementType();
   if (bm < 1 || bn < 1 || q.getDimSize(1) < 1 || v.getDimSize(1) < 1)
     return emitOpError("tiles must not be empty");
+  if (getLogits() && getSoftcap())
+    return emitOpError("'logits' and 'softcap' exclude each other (the "
+                       "capped score is already a logit)");
   return verifyMaskAttrs(*this, getScale(), getSoftcap(), getWindow(),
                          getScale().convertToDouble());
 }
@@ -587,6 +590,9 @@ LogicalResult TileFinalizeOp::verify() {
   if (!isKernelElementType(out.getElementType()))
     return emitOpError() << "out element type must be f16, bf16 or f32, got "
                          << out.getElementType();
+  if (getLogits() && getSoftcap())
+    return emitOpError("'logits' and 'softcap' exclude each other (the "
+                       "capped score is already a logit)");
   return verifyMaskAttrs(*this, getScale(), getSoftcap(), std::nullopt,
                          getScale().convertToDouble());
 }

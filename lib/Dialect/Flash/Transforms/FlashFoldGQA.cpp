@@ -87,10 +87,12 @@ struct FlashFoldGQAPass : flash::impl::FlashFoldGQABase<FlashFoldGQAPass> {
 
   void fold(AttentionOp op) {
     AttentionShape s = op.getShape();
-    // One query row; a window (whose bounds are relative to the row) or
-    // ALiBi (per head) would change meaning once heads become rows.
+    // One query row; a window (whose bounds are relative to the row), ALiBi
+    // (per head) or a score_mod / mask_mod (functions of h and i) would
+    // change meaning once heads become rows.
     if (!op.hasPureBufferSemantics() || op.isPartial() || s.seqQ != 1 ||
-        op.getWindow() || op.getAlibiSlopes() || op.getCuSeqlensQ())
+        op.getWindow() || op.getAlibiSlopes() || op.getCuSeqlensQ() ||
+        op.hasMods())
       return;
     OpBuilder b(op);
     Location loc = op.getLoc();

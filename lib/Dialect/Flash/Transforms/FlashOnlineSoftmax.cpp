@@ -6,12 +6,18 @@
 // arith and math. The score scale is folded into the exponent so that each
 // probability costs one multiply-add and one exp2, as in FA2.
 //
-// Units: u is the score the kernel keeps (Q K^T, or the capped logit with
-// softcap); the logit is c * u with c = scale (c = 1 under softcap). The
-// running max m is kept in u units and scaled only inside the exponent.
+// Units: u is the score the kernel keeps (Q K^T, or the logit under
+// `logits`, or the capped logit with softcap); the logit is c * u with
+// c = scale (c = 1 under softcap or `logits`). The running max m is kept in
+// u units and scaled only inside the exponent.
+//
+// score_mod and mask_mod regions are inlined into one element-wise generic
+// on the score tile, after softcap and before the causal/window mask, on
+// every block (masked or not).
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileMods.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Dialect/Flash/Utils/TileArith.h"
@@ -111,6 +117,13 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
   Value s = tb.matmul(op.getQuery(), op.getKey(), tb.zeros({bm, bn}),
                       /*transposeB=*/true);
 
+  // S = S * scale                                    (logits only)
+  if (op.getLogits())
+    s = tb.generic({}, s, {tb.id2()}, {par, par},
+                   [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                     return arith::MulFOp::create(b, l, a[0], tb.f32(scale));
+                   });
+
   // S = softcap * tanh(S * scale / softcap)          (softcap only)
   if (softcap) {
     double cap = softcap->convertToDouble();
@@ -121,6 +134,36 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
                      Value t = math::TanhOp::create(b, l, x);
                      return arith::MulFOp::create(b, l, t, tb.f32(cap));
                    });
+  }
+
+  // S[r, c] = score_mod(S[r, c], i, j), then -inf unless mask_mod(i, j),
+  // at i = row + r, j = col + c clamped into the sequences: the regions may
+  // index captures by them, and the tail rows and keys they would otherwise
+  // see are discarded or masked anyway.
+  Region &scoreMod = op.getScoreMod(), &maskMod = op.getMaskMod();
+  if (!scoreMod.empty() || !maskMod.empty()) {
+    IndexBuilder ob{rewriter, op.getLoc()};
+    Value lastRow = ob.sub(op.getSeqQ(), ob.c(1));
+    Value lastCol = ob.sub(op.getSeqK(), ob.c(1));
+    Value row = op.getRow(), col = op.getCol();
+    s = tb.generic(
+        {}, s, {tb.id2()}, {par, par},
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          IndexBuilder ib{b, l};
+          Value i = ib.min(ib.add(row, linalg::IndexOp::create(b, l, 0)),
+                           lastRow);
+          Value j = ib.min(ib.add(col, linalg::IndexOp::create(b, l, 1)),
+                           lastCol);
+          Value x = a[0];
+          if (!scoreMod.empty())
+            x = inlineModRegion(b, scoreMod, {x, i, j});
+          if (!maskMod.empty()) {
+            Value visible = inlineModRegion(b, maskMod, {i, j});
+            Value ninf = tb.f32(-std::numeric_limits<float>::infinity());
+            x = arith::SelectOp::create(b, l, visible, x, ninf);
+          }
+          return x;
+        });
   }
 
   // S[r, j] = -inf unless key col + j is visible to query row + r

@@ -614,8 +614,8 @@ struct RaiseAttentionBase : OpInterfaceRewritePattern<linalg::LinalgOp> {
     };
     auto attn = AttentionOp::create(
         rewriter, loc, TypeRange{resultT}, toRank4(q), toRank4(k), toRank4(v),
-        Value(), Value(), Value(), Value(), Value(), ValueRange(),
-        rewriter.getF32FloatAttr(scores.scale),
+        Value(), Value(), Value(), Value(), Value(), /*captures=*/ValueRange(),
+        ValueRange(), rewriter.getF32FloatAttr(scores.scale),
         scores.causal ? rewriter.getUnitAttr() : UnitAttr(),
         DenseI64ArrayAttr(), FloatAttr(), ConfigAttr());
     Value o = attn.getResult(0);

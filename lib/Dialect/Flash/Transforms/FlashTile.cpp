@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileMods.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Dialect/Flash/Utils/TileArith.h"
@@ -49,14 +50,15 @@ struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
   void tileCombine(CombineOp op);
   /// Moves the tensor form onto buffers (to_buffer / alloc / to_tensor) so
   /// that tiling has one form to handle.
-  AttentionOp toBufferForm(IRRewriter &rewriter, AttentionOp op);
+  FailureOr<AttentionOp> toBufferForm(IRRewriter &rewriter, AttentionOp op);
   /// Masked and unmasked KV iterations over the whole grid, when the shape
   /// is static.
   std::optional<std::pair<int64_t, int64_t>>
   countStaticIterations(AttentionOp op, ConfigAttr config);
 };
 
-AttentionOp FlashTilePass::toBufferForm(IRRewriter &rewriter, AttentionOp op) {
+FailureOr<AttentionOp> FlashTilePass::toBufferForm(IRRewriter &rewriter,
+                                                   AttentionOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   auto toBuffer = [&](Value tensor) -> Value {
@@ -69,6 +71,8 @@ AttentionOp FlashTilePass::toBufferForm(IRRewriter &rewriter, AttentionOp op) {
         v = toBuffer(op.getValue());
   Value lens = op.getKvLens() ? toBuffer(op.getKvLens()) : Value();
   Value table = op.getBlockTable() ? toBuffer(op.getBlockTable()) : Value();
+  Value slopes = op.getAlibiSlopes() ? toBuffer(op.getAlibiSlopes()) : Value();
+  SmallVector<Value> captures = llvm::map_to_vector(op.getCaptures(), toBuffer);
   // Output buffers, sized from the dims of Q (batch, heads, seq).
   SmallVector<Value> outs;
   for (Value result : op.getResults()) {
@@ -82,10 +86,14 @@ AttentionOp FlashTilePass::toBufferForm(IRRewriter &rewriter, AttentionOp op) {
         dynSizes));
   }
   auto bufferOp = AttentionOp::create(
-      rewriter, loc, TypeRange(), q, k, v, /*alibi_slopes=*/Value(), lens,
-      table, /*cu_seqlens_q=*/Value(),
-      /*cu_seqlens_k=*/Value(), outs, op.getScaleAttr(), op.getCausalAttr(),
-      op.getWindowAttr(), op.getSoftcapAttr(), op.getConfigAttr());
+      rewriter, loc, TypeRange(), q, k, v, slopes, lens, table,
+      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), captures, outs,
+      op.getScaleAttr(), op.getCausalAttr(), op.getWindowAttr(),
+      op.getSoftcapAttr(), op.getConfigAttr());
+  if (failed(moveModsToBuffers(rewriter, op, bufferOp))) {
+    rewriter.eraseOp(bufferOp);
+    return failure();
+  }
   SmallVector<Value> results;
   for (auto [result, buffer] : llvm::zip(op.getResults(), outs))
     results.push_back(bufferization::ToTensorOp::create(
@@ -130,11 +138,8 @@ FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
 }
 
 LogicalResult FlashTilePass::tile(AttentionOp op) {
-  for (auto [operand, name] : {std::pair{op.getAlibiSlopes(), "alibi"},
-                               {op.getCuSeqlensQ(), "cu_seqlens"}})
-    if (operand)
-      return op.emitOpError()
-             << "flash-tile does not lower '" << name << "' yet";
+  if (op.getCuSeqlensQ())
+    return op.emitOpError("flash-tile does not lower 'cu_seqlens' yet");
   ConfigAttr config = op.getConfigAttr();
   if (!config)
     return op.emitOpError("has no #flash.config: run flash-plan first or "
@@ -145,8 +150,12 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
            << " in its #flash.config: run flash-split-kv before flash-tile";
 
   IRRewriter rewriter(op.getContext());
-  if (!op.hasPureBufferSemantics())
-    op = toBufferForm(rewriter, op);
+  if (!op.hasPureBufferSemantics()) {
+    FailureOr<AttentionOp> bufferOp = toBufferForm(rewriter, op);
+    if (failed(bufferOp))
+      return failure();
+    op = *bufferOp;
+  }
   std::optional<std::pair<int64_t, int64_t>> iterations =
       countStaticIterations(op, config);
 
@@ -245,6 +254,10 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
               clip(ranges.nMax)};
   }
 
+  // ALiBi and score_mod act on the logit: the tile ops then keep scores in
+  // logit units (c = 1), as softcap does.
+  UnitAttr logits = needsLogits(op) ? rewriter.getUnitAttr() : UnitAttr();
+
   // One KV loop over the blocks [lb, ub), right to left when `reversed`.
   auto emitLoop = [&](Value lb, Value ub, bool masked, bool reversed,
                       StringRef role) {
@@ -270,7 +283,9 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
         rewriter, loc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
         vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,
         rewriter.getF32FloatAttr(scale), op.getCausalAttr(), op.getWindowAttr(),
-        op.getSoftcapAttr(), masked ? rewriter.getUnitAttr() : UnitAttr());
+        op.getSoftcapAttr(), masked ? rewriter.getUnitAttr() : UnitAttr(),
+        logits);
+    buildTileMods(rewriter, op, update, {b, head, seqQ, seqK});
     YieldOp::create(rewriter, loc, update.getResults());
     (masked ? numMaskedLoops : numUnmaskedLoops) += 1;
     state = loop.getResults();
@@ -293,7 +308,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       rewriter, loc,
       TypeRange{RankedTensorType::get(accType.getShape(), outElt), rowType},
       state[0], state[1], state[2], rewriter.getF32FloatAttr(scale),
-      op.getSoftcapAttr());
+      op.getSoftcapAttr(), logits);
   // Tail rows of the last block are computed but not stored.
   Value rows = ib.min(ib.c(bm), ib.sub(seqQ, row0));
   auto store = [&](Value tile, Value dest) {

@@ -1,14 +1,21 @@
 //===- ScalarEval.cpp - Evaluate data-independent linalg scalars ----------===//
 //
 // The interpreter of ScalarEval.h: arith on constants, linalg.index, fills,
-// dense constants, broadcasts, reshapes and elementwise generics.
+// dense constants, broadcasts, reshapes and elementwise generics; and the
+// same scalar op semantics (evalOp) run forward over a score_mod / mask_mod
+// region, whose capture reads go to a callback.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ScalarEval.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -57,6 +64,11 @@ FailureOr<EvalValue> mlir::flash::evalScalar(Value v, linalg::GenericOp ctx,
       return failure();
     in.push_back(*n);
   }
+  return evalOp(op, in);
+}
+
+FailureOr<EvalValue> mlir::flash::evalOp(Operation *op,
+                                         ArrayRef<EvalValue> in) {
   // Casts between index, integer and float types.
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
           arith::ExtUIOp, arith::TruncIOp, arith::ExtFOp, arith::TruncFOp>(op))
@@ -110,7 +122,9 @@ FailureOr<EvalValue> mlir::flash::evalScalar(Value v, linalg::GenericOp ctx,
       return failure();
     }
   }
-  bool isBool = v.getType().isInteger(1);
+  if (op->getNumResults() != 1)
+    return failure();
+  bool isBool = op->getResult(0).getType().isInteger(1);
   auto boolOr = [&](int64_t x) { return fromInt(isBool ? (x & 1) : x); };
   if (isa<arith::AddIOp>(op))
     return fromInt(in[0].i + in[1].i);
@@ -134,8 +148,49 @@ FailureOr<EvalValue> mlir::flash::evalScalar(Value v, linalg::GenericOp ctx,
     return fromFloat(in[0].f / in[1].f);
   if (isa<arith::NegFOp>(op))
     return fromFloat(-in[0].f);
+  if (isa<arith::MinSIOp>(op))
+    return fromInt(std::min(in[0].i, in[1].i));
+  if (isa<arith::MaxSIOp>(op))
+    return fromInt(std::max(in[0].i, in[1].i));
+  if (isa<arith::MinimumFOp, arith::MinNumFOp>(op))
+    return fromFloat(std::fmin(in[0].f, in[1].f));
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(op))
+    return fromFloat(std::fmax(in[0].f, in[1].f));
+  if (isa<arith::DivSIOp, arith::RemSIOp, arith::FloorDivSIOp,
+          arith::CeilDivSIOp>(op)) {
+    int64_t a = in[0].i, b = in[1].i;
+    if (b == 0 || (b == -1 && a == std::numeric_limits<int64_t>::min()))
+      return failure();
+    int64_t q = a / b, r = a % b;
+    if (isa<arith::RemSIOp>(op))
+      return fromInt(r);
+    if (isa<arith::FloorDivSIOp>(op) && r != 0 && ((r < 0) != (b < 0)))
+      return fromInt(q - 1);
+    if (isa<arith::CeilDivSIOp>(op) && r != 0 && ((r < 0) == (b < 0)))
+      return fromInt(q + 1);
+    return fromInt(q);
+  }
+  if (isa<arith::FPToSIOp>(op))
+    return fromInt(int64_t(in[0].f));
+  if (isa<math::AbsIOp>(op))
+    return fromInt(in[0].i < 0 ? -in[0].i : in[0].i);
+  if (isa<math::AbsFOp>(op))
+    return fromFloat(std::fabs(in[0].f));
+  if (isa<math::TanhOp>(op))
+    return fromFloat(std::tanh(in[0].f));
+  if (isa<math::ExpOp>(op))
+    return fromFloat(std::exp(in[0].f));
+  if (isa<math::Exp2Op>(op))
+    return fromFloat(std::exp2(in[0].f));
+  if (isa<math::LogOp>(op))
+    return fromFloat(std::log(in[0].f));
+  if (isa<math::SqrtOp>(op))
+    return fromFloat(std::sqrt(in[0].f));
+  if (isa<math::FmaOp>(op))
+    return fromFloat(in[0].f * in[1].f + in[2].f);
   return failure();
 }
+
 
 FailureOr<EvalValue> mlir::flash::evalElement(Value t, ArrayRef<int64_t> point,
                                               int depth) {
@@ -274,5 +329,53 @@ FailureOr<MaskKind> mlir::flash::classifyMask(
     return MaskKind::None;
   if (causal)
     return MaskKind::Causal;
+  return failure();
+}
+
+FailureOr<EvalValue> mlir::flash::evalRegion(Region &region,
+                                             ArrayRef<EvalValue> args,
+                                             CaptureLoadFn load) {
+  if (region.empty() || !region.hasOneBlock())
+    return failure();
+  Block &block = region.front();
+  if (block.getNumArguments() != args.size())
+    return failure();
+  DenseMap<Value, EvalValue> values;
+  for (auto [arg, value] : llvm::zip_equal(block.getArguments(), args))
+    values[arg] = value;
+  SmallVector<EvalValue, 4> in;
+  SmallVector<int64_t, 4> indices;
+  for (Operation &op : block) {
+    in.clear();
+    bool isRead = isa<memref::LoadOp, tensor::ExtractOp>(op);
+    for (auto [n, operand] : llvm::enumerate(op.getOperands())) {
+      if (isRead && n == 0)
+        continue; // The capture itself: a block argument, read by `load`.
+      auto it = values.find(operand);
+      if (it == values.end())
+        return failure();
+      in.push_back(it->second);
+    }
+    if (isa<YieldOp>(op))
+      return op.getNumOperands() == 1 ? FailureOr<EvalValue>(in[0])
+                                      : FailureOr<EvalValue>(failure());
+    FailureOr<EvalValue> result = failure();
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      result = fromAttr(c.getValue());
+    } else if (isRead) {
+      auto capture = dyn_cast<BlockArgument>(op.getOperand(0));
+      if (!capture || capture.getOwner() != &block)
+        return failure();
+      indices.clear();
+      for (const EvalValue &v : in)
+        indices.push_back(v.i);
+      result = load(capture.getArgNumber(), indices);
+    } else {
+      result = evalOp(&op, in);
+    }
+    if (failed(result) || op.getNumResults() != 1)
+      return failure();
+    values[op.getResult(0)] = *result;
+  }
   return failure();
 }

@@ -3,12 +3,16 @@
 // A small interpreter for the scalars of linalg bodies that read no tensor
 // data: constants, fills, linalg.index and arith on them, e.g. a
 // materialised attention mask or a scale. flash-raise-attention reads masks
-// and scales with it at sample points.
+// and scales with it at sample points. The same op semantics evaluate a
+// flash.attention score_mod / mask_mod region in double for flash-run's
+// reference: the user's own IR, not our lowering of it, is the oracle.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FLASH_DIALECT_FLASH_TRANSFORMS_SCALAREVAL_H
 #define FLASH_DIALECT_FLASH_TRANSFORMS_SCALAREVAL_H
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -26,6 +30,23 @@ struct EvalValue {
 /// reads data or that the interpreter does not know.
 FailureOr<EvalValue> evalScalar(Value v, linalg::GenericOp ctx,
                                 ArrayRef<int64_t> idx, int depth = 0);
+
+/// The result of the one-result scalar op `op` (arith, math) on the operand
+/// values `in`; fails on an op it does not know.
+FailureOr<EvalValue> evalOp(Operation *op, ArrayRef<EvalValue> in);
+
+/// Reads element `indices` of the capture that is block argument
+/// `argNumber` of the region being evaluated (fails when out of bounds).
+using CaptureLoadFn =
+    function_ref<FailureOr<EvalValue>(unsigned argNumber,
+                                      ArrayRef<int64_t> indices)>;
+
+/// Runs the single-block `region` (ending in flash.yield) on the block
+/// arguments `args`, its memref.load / tensor.extract of block arguments
+/// going to `load`; returns the yielded value. Fails on an op it does not
+/// know.
+FailureOr<EvalValue> evalRegion(Region &region, ArrayRef<EvalValue> args,
+                                CaptureLoadFn load);
 
 /// Element `point` of the tensor `t`, which must be built from constants,
 /// fills, broadcasts, reshapes and elementwise generics of such scalars.

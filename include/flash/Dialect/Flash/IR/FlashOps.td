@@ -14,7 +14,7 @@ include "flash/Dialect/Flash/IR/FlashAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Flash_AttentionOp : Flash_Op<"attention", [
-    AttrSizedOperandSegments,
+    AttrSizedOperandSegments, IsolatedFromAbove,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Scaled dot-product attention (FlashAttention-2 semantics)";
   let description = [{
@@ -24,6 +24,7 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     s_j   = scale * dot(Q[b, h, i, :], K[b, h / G, j, :])   G = Hq / Hkv
     s_j   = softcap * tanh(s_j / softcap)                    if softcap
     s_j   = s_j - slope[h] * |i + Sk - Sq - j|               if alibi
+    s_j   = score_mod(s_j, b, h, i, j, captures...)          if score_mod
     O[b, h, i, :] = sum_j softmax(s)_j * V[b, h / G, j, :]   over visible j
     LSE[b, h, i]  = log(sum_j exp(s_j))                      natural log, f32
     ```
@@ -40,7 +41,10 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     * `causal`: `j <= i + off`;
     * `window = [left, right]`: `i + off - left <= j <= i + off + right`,
       where -1 leaves that side unbounded;
-    * `kv_lens`: `j < kv_lens[b]` (and then `Sk = kv_lens[b]` in `off`).
+    * `kv_lens`: `j < kv_lens[b]` (and then `Sk = kv_lens[b]` in `off`);
+    * `mask_mod`: `mask_mod(b, h, i, j, captures...)` is true.
+
+    A score_mod that returns -inf masks the entry as well.
 
     A query row that sees no key produces `O = 0` and `LSE = -inf` (never
     NaN). FA2 returns `+inf` there for its backward pass; `-inf` is the value
@@ -57,6 +61,33 @@ def Flash_AttentionOp : Flash_Op<"attention", [
       `pages * page_size`.
     * `cu_seqlens(%cu_q, %cu_k)`: `[num_seqs + 1]` prefix sums for a varlen
       batch packed along seq; Q, K, V then have batch size 1.
+
+    Score and mask modification (FlexAttention's `score_mod` / `mask_mod`):
+    the optional regions are scalar functions of the logit `s` (f32, in
+    logit units: after scale, softcap and ALiBi), the batch `b`, the query
+    head `h`, the query position `i` and the key position `j` (index, 0-based
+    in the unpadded sequence; for paged K/V the logical key index), followed
+    by one block argument per `captures(...)` operand, of its type. The op is
+    IsolatedFromAbove: the regions reach data only through the captures,
+    read-only extra operands (ranked tensors read with `tensor.extract` in
+    the tensor form, memrefs read with `memref.load` in the memref form). No
+    op in a region may write, allocate or free memory. `score_mod` yields
+    the new f32 logit, `mask_mod` an i1 (true: visible). The regions are
+    evaluated only at valid `(b, h, i, j)` (`i < Sq`, `j < Sk`), so a
+    capture indexed by them needs no bounds checks.
+
+    ```mlir
+    flash.attention ins(%q, %k, %v : ...) captures(%doc : memref<?x?xi32>)
+        outs(%o : ...) {causal}
+        mask_mod {
+        ^bb0(%b: index, %h: index, %i: index, %j: index,
+             %d: memref<?x?xi32>):
+          %di = memref.load %d[%b, %i] : memref<?x?xi32>
+          %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+          %same = arith.cmpi eq, %di, %dj : i32
+          flash.yield %same : i1
+        }
+    ```
 
     Tensor form: returns O (`[B, Hq, Sq, Dv]`, Q's element type) and
     optionally LSE (`[B, Hq, Sq]`, f32). Memref form: writes them into
@@ -91,6 +122,7 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     Optional<AnyShaped>:$block_table,
     Optional<AnyShaped>:$cu_seqlens_q,
     Optional<AnyShaped>:$cu_seqlens_k,
+    Variadic<AnyShaped>:$captures,
     Variadic<AnyShaped>:$outs,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
@@ -98,6 +130,8 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     OptionalAttr<F32Attr>:$softcap,
     OptionalAttr<Flash_ConfigAttr>:$config);
   let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region MaxSizedRegion<1>:$score_mod,
+                        MaxSizedRegion<1>:$mask_mod);
 
   let assemblyFormat = [{
     `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
@@ -107,10 +141,13 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q)
       `,` type($cu_seqlens_k) `)`)?
+    (`captures` `(` $captures^ `:` type($captures) `)`)?
     (`outs` `(` $outs^ `:` type($outs) `)`)?
     attr-dict (`->` type($results)^)?
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
 
   let extraClassDeclaration = [{
     /// True for the memref (destination-passing) form.
@@ -141,6 +178,10 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     int64_t getWindowRight();
     /// Named dimension roles of the operands (see AttentionShape).
     AttentionShape getShape();
+    /// True when a score_mod or mask_mod region is present.
+    bool hasMods() {
+      return !getScoreMod().empty() || !getMaskMod().empty();
+    }
   }];
 }
 
@@ -186,7 +227,8 @@ def Flash_CombineOp : Flash_Op<"combine", [
 // Tile-level ops: what flash-tile emits and flash-online-softmax expands.
 //===----------------------------------------------------------------------===//
 
-def Flash_TileUpdateOp : Flash_Op<"tile_update", [Pure,
+def Flash_TileUpdateOp : Flash_Op<"tile_update", [
+    RecursiveMemoryEffects, RecursivelySpeculatable,
     AllTypesMatch<["acc", "new_acc"]>, AllTypesMatch<["max", "new_max"]>,
     AllTypesMatch<["sum", "new_sum"]>]> {
   let summary = "Online-softmax update of one Q row block by one K/V block";
@@ -194,9 +236,10 @@ def Flash_TileUpdateOp : Flash_Op<"tile_update", [Pure,
     One iteration of FlashAttention-2's KV loop for one program. `query` is
     the Q row block (rows `row .. row + BM`), `key`/`value` the K/V block
     (keys `col .. col + BN`), zero-padded past the sequence ends. With
-    `u` the score in kernel units (`u = Q K^T`, or the capped logit when
-    `softcap` is set; the logit is `c * u` with `c = scale`, or 1 under
-    softcap) and masked entries at -inf:
+    `u` the score in kernel units (`u = Q K^T`, or the logit `scale * Q K^T`
+    under `logits`, or the capped logit when `softcap` is set; the logit is
+    `c * u` with `c = scale`, or 1 under softcap or `logits`) and masked
+    entries at -inf:
 
     ```
     new_max = max(max, rowmax(u))
@@ -209,6 +252,16 @@ def Flash_TileUpdateOp : Flash_Op<"tile_update", [Pure,
     `j < seq_k` and the causal/window conditions of `flash.attention` hold
     (`off = seq_k - seq_q`). Without it every entry is visible: `flash-tile`
     emits unmasked updates only for blocks it proved fully visible.
+
+    The optional regions modify scores and visibility element-wise, after
+    softcap: `score_mod` (`^bb0(%s: f32, %i: index, %j: index)`, yields the
+    new f32 logit; needs logit units, i.e. `logits` or `softcap`) and
+    `mask_mod` (`^bb0(%i: index, %j: index)`, yields i1, false masks the
+    entry), both evaluated at the clamped positions `i = min(row + r,
+    seq_q - 1)`, `j = min(col + c, seq_k - 1)` so that every read they make
+    stays in bounds. They are not isolated: the batch and head come from the
+    enclosing flash.grid and the captures from above. `mask_mod` applies
+    whether or not the update is `masked`.
   }];
   let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
                        AnyRankedTensor:$value,
@@ -217,22 +270,28 @@ def Flash_TileUpdateOp : Flash_Op<"tile_update", [Pure,
                        Index:$row, Index:$col, Index:$seq_q, Index:$seq_k,
                        F32Attr:$scale, UnitAttr:$causal,
                        OptionalAttr<DenseI64ArrayAttr>:$window,
-                       OptionalAttr<F32Attr>:$softcap, UnitAttr:$masked);
+                       OptionalAttr<F32Attr>:$softcap, UnitAttr:$masked,
+                       UnitAttr:$logits);
   let results = (outs RankedTensorOf<[F32]>:$new_acc,
                       RankedTensorOf<[F32]>:$new_max,
                       RankedTensorOf<[F32]>:$new_sum);
+  let regions = (region MaxSizedRegion<1>:$score_mod,
+                        MaxSizedRegion<1>:$mask_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $acc `,` $max `,` $sum
     `at` `(` $row `,` $col `)` `bounds` `(` $seq_q `,` $seq_k `)` attr-dict
     `:` type($query) `,` type($key) `,` type($value) `,` type($acc) `,`
       type($max) `,` type($sum)
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
   }];
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// The factor c of the logit c * u in kernel units: the scale, or 1
-    /// under softcap (whose capped score already includes it).
+    /// under softcap or `logits` (whose scores already include it).
     double getLogitFactor() {
-      return getSoftcap() ? 1.0 : double(getScale().convertToFloat());
+      return getSoftcap() || getLogits() ? 1.0
+                                         : double(getScale().convertToFloat());
     }
   }];
 }
@@ -243,11 +302,12 @@ def Flash_TileFinalizeOp : Flash_Op<"tile_finalize", [Pure]> {
     Turns the online-softmax state into the outputs of one program:
     `out = acc / sum` (0 where `sum == 0`, i.e. a row that saw no key) in
     the output element type, and `lse = c * max + log(sum)` (-inf where
-    `sum == 0`), `c` as in `flash.tile_update`.
+    `sum == 0`), `c` as in `flash.tile_update` (which must agree on
+    `softcap` and `logits`).
   }];
   let arguments = (ins RankedTensorOf<[F32]>:$acc, RankedTensorOf<[F32]>:$max,
                        RankedTensorOf<[F32]>:$sum, F32Attr:$scale,
-                       OptionalAttr<F32Attr>:$softcap);
+                       OptionalAttr<F32Attr>:$softcap, UnitAttr:$logits);
   let results = (outs AnyRankedTensor:$out, RankedTensorOf<[F32]>:$lse);
   let assemblyFormat = [{
     $acc `,` $max `,` $sum attr-dict `:` type($acc) `,` type($max) `,`
@@ -255,10 +315,10 @@ def Flash_TileFinalizeOp : Flash_Op<"tile_finalize", [Pure]> {
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
-    /// The factor c of the logit c * u in kernel units: the scale, or 1
-    /// under softcap (whose capped score already includes it).
+    /// The factor c of the logit c * u in kernel units, as tile_update's.
     double getLogitFactor() {
-      return getSoftcap() ? 1.0 : double(getScale().convertToFloat());
+      return getSoftcap() || getLogits() ? 1.0
+                                         : double(getScale().convertToFloat());
     }
   }];
 }

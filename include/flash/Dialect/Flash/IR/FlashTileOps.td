@@ -109,8 +109,9 @@ def Flash_KVLoopOp : Flash_Op<"kv_loop", [
 
 def Flash_YieldOp : Flash_Op<"yield", [
     Pure, Terminator, ReturnLike,
-    ParentOneOf<["GridOp", "KVLoopOp"]>]> {
-  let summary = "Terminates a grid program or gives a KV loop's next state";
+    ParentOneOf<["GridOp", "KVLoopOp", "AttentionOp", "TileUpdateOp"]>]> {
+  let summary = "Terminates a grid program, gives a KV loop's next state or "
+                "a score_mod / mask_mod region's value";
   let arguments = (ins Variadic<AnyType>:$values);
   let builders = [OpBuilder<(ins), [{ /* nothing to yield */ }]>];
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
