@@ -39,8 +39,8 @@ PAIRS = [(1, 1), (1, 300), (17, 17), (113, 255), (255, 113), (128, 128), (1000, 
          (1024, 1024), (2048, 2048)]
 QUICK_PAIRS = [(17, 17), (113, 255), (255, 113), (1024, 1024)]
 GQAS = [(8, 8), (8, 2), (8, 1)]
-# Documents of 1 to this many tokens (several per sequence, so blocks mix
-# documents), prefix-LM prefixes up to the key length.
+# Documents of 1 to max(4, S / 3) tokens, capped here: at least ~3 per
+# sequence, so that blocks mix documents; prefix-LM prefixes up to Sk.
 MAX_DOC = 300
 TIMING_SHAPES = [(4, 16, 4096, 4096), (1, 16, 16384, 16384)]
 
@@ -69,6 +69,8 @@ class Mods:
         self.j = torch.arange(sk, device=device).view(1, 1, 1, sk)
         self.sq, self.sk = sq, sk
         self.captures = []
+        if gen is None:
+            return  # captures given by the caller
         if kind == "alibi":  # FA2's slopes 2^(-8 h / Hq), h = 1..Hq
             h = torch.arange(1, hq + 1, device=device, dtype=torch.float32)
             self.captures = [torch.pow(2.0, -8.0 * h / hq)]
@@ -76,7 +78,8 @@ class Mods:
             self.captures = [torch.randn(hq, 2 * radius + 1, generator=gen, device=device)]
         elif kind == "docmask":
             s = max(sq, sk)
-            lengths = torch.randint(1, MAX_DOC + 1, (b, s), generator=gen, device=device)
+            longest = min(MAX_DOC, max(4, s // 3))
+            lengths = torch.randint(1, longest + 1, (b, s), generator=gen, device=device)
             starts = torch.cumsum(lengths, dim=1)  # doc d covers [starts[d-1], starts[d])
             pos = torch.arange(s, device=device).expand(b, s).contiguous()
             self.captures = [torch.searchsorted(starts, pos, right=True).to(torch.int32)]
@@ -291,7 +294,49 @@ def self_test(log):
     log(f"self-test the bf16 baseline itself passes: {'FAIL ' + str(why) if why else 'ok'}")
     if why:
         failures.append("baseline rejected")
+    # run_case's plumbing on the CPU: a stand-in kernel computing the
+    # reference from the captures it is given passes every kind; one that
+    # drops its captures fails the kinds that read them.
+    gv = _gen_variants()
+    for kind in gv.KINDS:
+        for honest in (True, False):
+            entry = {"func": f"mods_{kind}_bf16_d32", "kind": kind}
+            case = Case(0, entry, 2, 4, 2, 19, 45, "bshd")
+            kernel = _HostKernel(kind, honest, gv.RELBIAS_RADIUS, gv.SOFTCAP)
+            res = run_case(kernel, case, gv.RELBIAS_RADIUS, gv.SOFTCAP, device="cpu")
+            want = honest or not kernel.reads_captures()
+            log(f"self-test run_case {kind} {'honest' if honest else 'captures dropped'}: "
+                f"{'passed' if res['ok'] else 'failed'} {'ok' if res['ok'] == want else 'FAIL'}")
+            if res["ok"] != want:
+                failures.append(f"run_case {kind} {honest}")
     return not failures
+
+
+class _HostKernel:
+    """A stand-in for flashmlir.Kernel in --self-test: the float32 reference
+    on the CPU, rounded to bf16, written into out= / lse=; with honest=False
+    it drops its captures (as a kernel that never read them)."""
+
+    def __init__(self, kind, honest, radius, softcap):
+        self.kind, self.honest, self.radius, self.softcap = kind, honest, radius, softcap
+        self.abi = {"scale": 32 ** -0.5, "causal": False, "window": [-1, -1], "dtype": "bf16",
+                    "head_dim": 32, "head_dim_v": 32, "lse": True,
+                    "softcap": softcap if kind == "softcap_attr" else 0.0}
+
+    def reads_captures(self):
+        return self.kind in ("alibi", "relbias", "docmask", "prefixlm")
+
+    def __call__(self, q, k, v, out, lse, captures=()):
+        import torch
+        mods = Mods(self.kind, q.shape[0], q.shape[1], q.shape[2], k.shape[2], "cpu", None,
+                    self.radius, self.softcap)
+        mods.captures = list(captures)
+        if not self.honest and self.reads_captures():
+            mods.kind = "plain"
+        o, l = C.attention_math(q, k, v, semantics(self), torch.float32, mods)
+        out.copy_(o.to(out.dtype))
+        lse.copy_(l)
+        return out, lse
 
 
 def main(argv=None):

@@ -327,7 +327,7 @@ module {
         %cst_14 = arith.constant 0.000000e+00 : f32
         %34 = linalg.fill ins(%cst_14 : f32) outs(%33 : tensor<32x16xf32>) -> tensor<32x16xf32>
         %35 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%4, %31 : tensor<32x32xf16>, tensor<16x32xf16>) outs(%34 : tensor<32x16xf32>) -> tensor<32x16xf32>
-        %mods = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%34 : tensor<32x16xf32>) {
+        %mods = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%35 : tensor<32x16xf32>) {
         ^bb0(%ms: f32):
           %mi0 = linalg.index 0 : index
           %mi = arith.addi %3, %mi0 : index
@@ -423,7 +423,7 @@ module {
         %cst_14 = arith.constant 0.000000e+00 : f32
         %34 = linalg.fill ins(%cst_14 : f32) outs(%33 : tensor<32x16xf32>) -> tensor<32x16xf32>
         %35 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%4, %31 : tensor<32x32xf16>, tensor<16x32xf16>) outs(%34 : tensor<32x16xf32>) -> tensor<32x16xf32>
-        %mods = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%34 : tensor<32x16xf32>) {
+        %mods = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%35 : tensor<32x16xf32>) {
         ^bb0(%ms: f32):
           %mi0 = linalg.index 0 : index
           %mi = arith.addi %3, %mi0 : index
