@@ -20,6 +20,15 @@ attribute, the document mask_mod vs the unmasked kernel, on the same shapes
 and tensors, median CUDA-event times in this one process.
 
 Exit status: 0 when every case passed (the timing is reported, not judged).
+
+Building the artifacts (on the compiler machine, once the IR side of issue
+#11 is merged; the H200 has no MLIR), then running on the H200:
+
+  python3 scripts/gen-mods-variants.py art-mods/mods.mlir art-mods/mods-manifest.json libmods.so
+  scripts/flash-compile.sh art-mods/mods.mlir art-mods/libmods.so --chip=sm_90a
+  python3 scripts/gpu-mods-check.py --artifacts art-mods --out mods.json
+  compute-sanitizer --tool memcheck python3 scripts/gpu-mods-check.py \
+      --artifacts art-mods --quick --no-timing        # and --tool racecheck
 """
 import argparse
 import json
