@@ -168,11 +168,14 @@ def visible(sq, sk, causal, window, device):
     return m
 
 
-def attention_math(q, k, v, abi, dtype):
+def attention_math(q, k, v, abi, dtype, mods=None):
     """softmax(scale * Q K^T [+mask]) V computed in `dtype` on [B,H,S,D]
     tensors (GQA by repeat_interleave). Rows that see no key give O = 0 and
     LSE = -inf. Returns (O, LSE); LSE is float32 and only meaningful for a
-    float32 computation."""
+    float32 computation. `mods` (scripts/gpu-mods-check.py) modifies the
+    scores after the softcap: mods.score(s) -> s' ([B, Hq, Sq, Sk] in s's
+    dtype; ALiBi, a score_mod) and mods.mask(m) -> the visibility mask
+    (bool, broadcastable to s; m is visible()'s, possibly None)."""
     import torch
     hq, hkv = q.shape[1], k.shape[1]
     g = hq // hkv
@@ -183,6 +186,9 @@ def attention_math(q, k, v, abi, dtype):
     if abi["softcap"]:
         s = abi["softcap"] * torch.tanh(s / abi["softcap"])
     m = visible(q.shape[2], k.shape[2], abi["causal"], abi["window"], q.device)
+    if mods is not None:
+        s = mods.score(s)
+        m = mods.mask(m)
     if m is not None:
         s = s.masked_fill(~m, float("-inf"))
     if dtype == torch.float32 or dtype == torch.float64:
@@ -193,10 +199,11 @@ def attention_math(q, k, v, abi, dtype):
         return o, lse.float()
     # input dtype, FA2's attention_ref(upcast=False): softmax rounded to dtype
     p = torch.softmax(s, dim=-1)
-    if m is not None:
-        dead = ~m.any(dim=-1)
+    if m is not None or mods is not None:
+        # Rows whose every score is -inf (masked, or so modified) see no key.
+        dead = torch.isneginf(s).all(dim=-1, keepdim=True)
         if bool(dead.any()):
-            p = p.masked_fill(dead.view(1, 1, -1, 1), 0.0)
+            p = p.masked_fill(dead, 0.0)
     o = torch.matmul(p.to(dtype), vc)
     return o, None
 

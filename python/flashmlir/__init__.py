@@ -8,6 +8,7 @@ PyTorch CUDA tensors without building anything against PyTorch:
     out, lse = attn(q, k, v)          # q [B, Hq, Sq, D], k/v [B, Hkv, Sk, D]
     out, lse = attn(q.transpose(1, 2), ...)  # BSHD storage as a strided view
     out, lse = dec(q, k, v, kv_lens=lens, block_table=table)  # KV-cache entries
+    out, lse = doc(q, k, v, captures=[doc_ids, bias])  # score_mod / mask_mod operands
 
 Tensors are in logical [batch, heads, seq, head_dim] order with any strides
 (innermost stride 1, 16-byte aligned rows); the kernel runs on PyTorch's
@@ -128,6 +129,9 @@ def load_runtime(path=None):
     if hasattr(lib, "flashrt_attention_kv"):
         lib.flashrt_attention_kv.restype = i32
         lib.flashrt_attention_kv.argtypes = [ptr] * 9
+    if hasattr(lib, "flashrt_attention_captures"):
+        lib.flashrt_attention_captures.restype = i32
+        lib.flashrt_attention_captures.argtypes = [ptr] * 7 + [i32] + [ptr] * 3
     lib.flashrt_set_async.restype = None
     lib.flashrt_set_async.argtypes = [i32]
     lib.flashrt_set_pointer_checks.restype = None
@@ -298,6 +302,23 @@ class _ArgBlock:
                              "2 for block_table)")
 
 
+class _CaptureBlock:
+    """The flashrt_tensor array of an entry's capture tensors (rank 0 to 4)."""
+
+    def __init__(self, n):
+        self.buf = ctypes.create_string_buffer(max(n, 1) * _TENSOR.size)
+        self.ptr = ctypes.addressof(self.buf)
+
+    def pack(self, i, t, code):
+        n = t.dim()
+        pad = (0,) * (4 - n)
+        _TENSOR.pack_into(self.buf, i * _TENSOR.size, t.data_ptr(), *t.shape, *pad,
+                          *t.stride(), *pad, n, code)
+
+
+_DTYPE_NAMES = {1: "f16", 2: "bf16", 3: "f32", 4: "i32"}
+
+
 def _empty_like_layout(torch, q, dv):
     """Uninitialised [B, Hq, Sq, dv] in q's storage order (BSHD stays BSHD)."""
     b, h, s = q.shape[0], q.shape[1], q.shape[2]
@@ -356,8 +377,37 @@ class Kernel:
         self._dv = int(self.abi.get("head_dim_v") or self.abi.get("head_dim") or 0)
         # Entries over a KV cache take kv_lens and/or a block table.
         self._serving = bool(self.abi.get("kv_lens")) or bool(self.abi.get("paged"))
+        # Entries with a score_mod / mask_mod take their capture tensors.
+        self._captures = self.abi.get("captures") or []
+        if not isinstance(self._captures, list) or not all(
+                isinstance(c, dict) for c in self._captures):
+            self.close()
+            raise FlashError(f"{func} in {self.artifact_path}: its ABI record's \"captures\" "
+                             "is not a list of objects")
 
-    def __call__(self, q, k, v, out=None, lse=None, kv_lens=None, block_table=None):
+    def _check_captures(self, captures, tensor):
+        """The capture tensors against the ABI's \"captures\" (count, type, dtype,
+        rank); the runtime checks the rest (layout, sizes, device memory)."""
+        want = self._captures
+        captures = list(captures or ())
+        if len(captures) != len(want):
+            kinds = ", ".join(f"{c.get('dtype')} rank {c.get('rank')}" for c in want)
+            raise FlashError(f"{self.func} takes {len(want)} capture tensor(s)"
+                             f"{' (' + kinds + ')' if want else ''}, got {len(captures)}")
+        for i, (t, c) in enumerate(zip(captures, want)):
+            if not isinstance(t, tensor):
+                raise TypeError(f"capture {i} must be a torch.Tensor, not {type(t).__name__}")
+            got = _DTYPE_NAMES.get(_torch_dtypes.get(t.dtype, 0))
+            if got != c.get("dtype"):
+                raise FlashError(f"capture {i} is {t.dtype} but {self.func} takes "
+                                 f"{c.get('dtype')}")
+            if t.dim() != c.get("rank") or t.dim() > 4:
+                raise FlashError(f"capture {i} has rank {t.dim()} (shape {tuple(t.shape)}) "
+                                 f"but {self.func} takes rank {c.get('rank')}")
+        return captures
+
+    def __call__(self, q, k, v, out=None, lse=None, kv_lens=None, block_table=None,
+                 captures=None):
         """Attention of q, k, v into out (and lse, f32 [B, Hq, Sq]), allocated
         when not given. Returns (out, lse) if the kernel writes LSE, else out.
 
@@ -365,7 +415,11 @@ class Kernel:
         keys per sequence); "paged" ones block_table (int32 CUDA [B,
         pages_per_seq], unit inner stride) with k/v the page pools [pages,
         Hkv, page_size, D] (e.g. a [pages, page_size, Hkv, D] pool passed as
-        x.transpose(1, 2))."""
+        x.transpose(1, 2)).
+
+        Entries whose ABI lists "captures" (the operands of a score_mod /
+        mask_mod) take them as captures=[t0, t1, ...], CUDA tensors of the
+        dtypes and ranks listed, in that order; FlashError on a mismatch."""
         if self._handle is None:
             raise FlashError(f"{self.func}: the kernel is closed")
         torch = _get_torch()
@@ -374,6 +428,7 @@ class Kernel:
                         ("kv_lens", kv_lens), ("block_table", block_table)):
             if not isinstance(t, tensor) and (t is not None or name in ("q", "k", "v")):
                 raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+        captures = self._check_captures(captures, tensor)
         # The runtime leaves the pointer checks to PyTorch (see load_runtime),
         # so the devices are checked here.
         device = q.get_device()
@@ -396,7 +451,22 @@ class Kernel:
             block.pack(i, name, t)
         p = block.ptrs
         lse_ptr = p[4] if lse is not None else None
-        if self._serving or kv_lens is not None or block_table is not None:
+        if captures:
+            if not hasattr(self._lib, "flashrt_attention_captures"):
+                raise FlashError(f"{self.func}: this libflashrt has no "
+                                 "flashrt_attention_captures; use a newer runtime")
+            caps = getattr(self._tls, "captures", None)
+            if caps is None or len(caps.buf) < len(captures) * _TENSOR.size:
+                caps = self._tls.captures = _CaptureBlock(len(captures))
+            for i, t in enumerate(captures):
+                if t.get_device() != device:
+                    raise FlashError(f"capture {i} is on {t.device}, q on cuda:{device}")
+                caps.pack(i, t, _torch_dtypes[t.dtype])
+            fn = self._lib.flashrt_attention_captures
+            args = (self._handle, p[0], p[1], p[2], p[5] if kv_lens is not None else None,
+                    p[6] if block_table is not None else None, caps.ptr, len(captures),
+                    p[3], lse_ptr)
+        elif self._serving or kv_lens is not None or block_table is not None:
             if not hasattr(self._lib, "flashrt_attention_kv"):
                 raise FlashError(f"{self.func}: this libflashrt has no flashrt_attention_kv "
                                  "(kv_lens / block_table); use a newer runtime")

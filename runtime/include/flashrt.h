@@ -80,7 +80,7 @@ FLASHRT_API int flashrt_open(const char *artifact_path, const char *func,
                              flashrt_kernel **out);
 
 /* The artifact's ABI record, a JSON object (dtype, head dims, lse, arch,
- * causal, window, softcap, scale, tile configuration...). */
+ * causal, window, softcap, scale, tile configuration, captures...). */
 FLASHRT_API const char *flashrt_abi(const flashrt_kernel *k);
 
 /* Runs the attention O = softmax(Q K^T * scale) V (and LSE) on `stream` (a
@@ -93,7 +93,8 @@ FLASHRT_API const char *flashrt_abi(const flashrt_kernel *k);
  * An empty problem (batch, heads or query length 0) returns FLASHRT_OK
  * without a launch. Waits for the kernel unless flashrt_set_async(1).
  * Entries whose ABI has kv_lens or a block table are refused: they take
- * flashrt_attention_kv. */
+ * flashrt_attention_kv; entries with captures take
+ * flashrt_attention_captures. */
 FLASHRT_API int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
                                   const flashrt_tensor *kk,
                                   const flashrt_tensor *v,
@@ -124,6 +125,27 @@ FLASHRT_API int flashrt_attention_kv(flashrt_kernel *k,
                                      const flashrt_tensor *o,
                                      const flashrt_tensor *lse, void *stream);
 
+/* flashrt_attention_kv for entries whose ABI lists "captures": the
+ * read-only tensors a score_mod / mask_mod reads (a per-token document id,
+ * a bias table...). `captures` points to `num_captures` tensors in the
+ * order of the ABI's "captures" array, each of the rank (0 to 4) and dtype
+ * it names (f32, i32, bf16 or f16), with its static "shape" dims, unit
+ * strides where the entry takes a contiguous tensor ("contiguous": true,
+ * row-major) or its static "strides" otherwise, aligned to its element,
+ * non-empty (the kernel clamps its reads into the tensor) and, like every
+ * tensor, a view of device memory under 2 GiB for 32-bit kernels. The
+ * count must match: entries without captures take NULL / 0 (so this call
+ * runs every entry), and entries with captures are refused by
+ * flashrt_attention and flashrt_attention_kv. At most FLASHRT_MAX_CAPTURES.
+ */
+#define FLASHRT_MAX_CAPTURES 8
+FLASHRT_API int flashrt_attention_captures(
+    flashrt_kernel *k, const flashrt_tensor *q, const flashrt_tensor *kk,
+    const flashrt_tensor *v, const flashrt_tensor *kv_lens,
+    const flashrt_tensor *block_table, const flashrt_tensor *captures,
+    int num_captures, const flashrt_tensor *o, const flashrt_tensor *lse,
+    void *stream);
+
 /* flashrt_attention timed with CUDA events on `stream`: `warmup` untimed
  * runs, then `reps` timed ones; *median_ms is the median. */
 FLASHRT_API int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
@@ -142,6 +164,14 @@ FLASHRT_API int flashrt_time_kv_ms(flashrt_kernel *k, const flashrt_tensor *q,
                                    const flashrt_tensor *o,
                                    const flashrt_tensor *lse, void *stream,
                                    int warmup, int reps, float *median_ms);
+
+/* flashrt_time_ms for flashrt_attention_captures's arguments. */
+FLASHRT_API int flashrt_time_captures_ms(
+    flashrt_kernel *k, const flashrt_tensor *q, const flashrt_tensor *kk,
+    const flashrt_tensor *v, const flashrt_tensor *kv_lens,
+    const flashrt_tensor *block_table, const flashrt_tensor *captures,
+    int num_captures, const flashrt_tensor *o, const flashrt_tensor *lse,
+    void *stream, int warmup, int reps, float *median_ms);
 
 /* Unloads the artifact (its destructor unloads the GPU module). NULL is a
  * no-op. */

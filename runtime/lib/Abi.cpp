@@ -169,6 +169,101 @@ std::optional<std::vector<double>> flashrt::abiNumbers(const std::string &json,
   return out;
 }
 
+std::optional<std::vector<std::string>>
+flashrt::abiElements(const std::string &json, const std::string &key) {
+  Reader r{json};
+  if (!r.findKey(key) || !r.consume('['))
+    return std::nullopt;
+  std::vector<std::string> out;
+  if (r.consume(']'))
+    return out;
+  do {
+    r.skipSpace();
+    size_t start = r.i;
+    if (!r.skipValue())
+      return std::nullopt;
+    out.push_back(json.substr(start, r.i - start));
+  } while (r.consume(','));
+  if (!r.consume(']'))
+    return std::nullopt;
+  return out;
+}
+
+namespace {
+
+int dtypeCode(const std::string &name) {
+  for (int d : {FLASHRT_DTYPE_F16, FLASHRT_DTYPE_BF16, FLASHRT_DTYPE_F32,
+                FLASHRT_DTYPE_I32})
+    if (name == flashrt::dtypeName(d))
+      return d;
+  return 0;
+}
+
+/// Parses the "captures" array into abi.captures; "" or what is wrong.
+std::string parseCaptures(const std::string &json, Abi &abi) {
+  abi.captures.clear();
+  std::optional<std::vector<std::string>> elements =
+      abiElements(json, "captures");
+  if (!elements)
+    return abiString(json, "captures") || abiNumber(json, "captures")
+               ? "\"captures\" is not an array"
+               : "";
+  if (elements->size() > FLASHRT_MAX_CAPTURES)
+    return "\"captures\" has " + std::to_string(elements->size()) +
+           " tensors; the runtime passes at most " +
+           std::to_string(FLASHRT_MAX_CAPTURES);
+  int next = 3 + abi.kvLens + abi.paged;
+  for (size_t i = 0; i < elements->size(); ++i) {
+    const std::string &e = (*elements)[i];
+    std::string what = "capture " + std::to_string(i);
+    CaptureAbi c;
+    std::optional<std::string> dtype = abiString(e, "dtype");
+    c.dtype = dtype ? dtypeCode(*dtype) : 0;
+    if (!c.dtype)
+      return what + " has no \"dtype\" of f32, i32, bf16 or f16";
+    std::optional<double> rank = abiNumber(e, "rank");
+    if (!rank || *rank != int(*rank) || *rank < 0 || *rank > 4)
+      return what + " has no \"rank\" from 0 to 4 (flashrt_tensor's)";
+    c.rank = int(*rank);
+    // Without "arg": after the serving operands, in order.
+    std::optional<double> arg = abiNumber(e, "arg");
+    if (arg && (*arg != int(*arg) || *arg < next))
+      return what + " has \"arg\" " + std::to_string(int64_t(*arg)) +
+             ", not after Q, K, V, the serving operands and the captures "
+             "before it";
+    c.arg = arg ? int(*arg) : next;
+    next = c.arg + 1;
+    c.contiguous = abiBool(e, "contiguous").value_or(false);
+    for (auto [key, dims] :
+         {std::pair<const char *, std::vector<int64_t> *>{"shape", &c.shape},
+          {"strides", &c.strides}}) {
+      std::optional<std::vector<double>> values = abiNumbers(e, key);
+      if (!values)
+        continue; // Absent: all dynamic.
+      if (values->size() != size_t(c.rank))
+        return what + " has " + std::to_string(values->size()) + " \"" +
+               key + "\" for rank " + std::to_string(c.rank);
+      for (double x : *values) {
+        if (x != int64_t(x) || x < -1)
+          return what + " has a \"" + key + "\" entry that is not -1 or a "
+                 "size";
+        dims->push_back(int64_t(x));
+      }
+    }
+    abi.captures.push_back(std::move(c));
+  }
+  // The operands after the captures (O, LSE) follow the last one.
+  int arity = abi.entryArity();
+  if (!abi.captures.empty() && abi.captures.back().arg >= arity - 1 - abi.lse)
+    return "capture " + std::to_string(abi.captures.size() - 1) +
+           " is argument " + std::to_string(abi.captures.back().arg) +
+           " of an entry with " + std::to_string(arity) +
+           " operands: O must follow it";
+  return "";
+}
+
+} // namespace
+
 int flashrt::dtypeBytes(int dtype) {
   switch (dtype) {
   case FLASHRT_DTYPE_F16:
@@ -245,6 +340,17 @@ std::string flashrt::parseAbi(const std::string &json, Abi &abi) {
       shape->push_back(int64_t(x));
     }
   }
+
+  if (std::string why = parseCaptures(json, abi); !why.empty())
+    return why;
+  std::optional<double> numArgs = abiNumber(json, "num_args");
+  abi.numArgs = numArgs ? int(*numArgs) : -1;
+  if (numArgs && *numArgs != abi.entryArity())
+    return "\"num_args\" is " + std::to_string(int64_t(*numArgs)) +
+           " but Q, K, V, O" + (abi.lse ? ", LSE" : "") +
+           (abi.kvLens ? ", kv_lens" : "") + (abi.paged ? ", block_table" : "") +
+           " and " + std::to_string(abi.captures.size()) +
+           " captures make " + std::to_string(abi.entryArity());
 
   abi.arch = abiString(json, "arch").value_or("");
   if (!abi.arch.empty()) {

@@ -27,6 +27,24 @@ std::optional<double> abiNumber(const std::string &json,
 std::optional<bool> abiBool(const std::string &json, const std::string &key);
 std::optional<std::vector<double>> abiNumbers(const std::string &json,
                                               const std::string &key);
+/// The elements of the array value of `key`, each as its JSON text (an
+/// object's text can be read with the functions above).
+std::optional<std::vector<std::string>> abiElements(const std::string &json,
+                                                    const std::string &key);
+
+/// One read-only tensor a score_mod / mask_mod reads ("captures" entry):
+/// what flash-to-gpu compiled the entry for.
+struct CaptureAbi {
+  int dtype = 0; // FLASHRT_DTYPE_*
+  int rank = 0;
+  /// The entry function's argument this tensor is.
+  int arg = 0;
+  /// Static sizes and strides, -1 where dynamic.
+  std::vector<int64_t> shape, strides;
+  /// The memref has the identity layout: the kernel computes the strides
+  /// from the sizes (row-major), so the tensor must be laid out so.
+  bool contiguous = false;
+};
 
 /// The fields the runtime checks tensors against.
 struct Abi {
@@ -46,6 +64,16 @@ struct Abi {
   /// Static dims the kernel was compiled for: [B, Hq, Sq, D] and K's
   /// [B or pages, Hkv, Sk or page_size, D]; -1 = dynamic; empty if absent.
   std::vector<int64_t> qShape, kvShape;
+  /// Capture tensors (empty: none), in the order of the entry's arguments.
+  std::vector<CaptureAbi> captures;
+  /// The entry's argument count ("num_args"; -1 if absent): checked
+  /// against the operands the ABI names, so that a record the runtime
+  /// misreads cannot make it call the entry with the wrong arity.
+  int numArgs = -1;
+  /// The descriptors the entry takes, in order (see Call::run).
+  int entryArity() const {
+    return 4 + kvLens + paged + lse + int(captures.size());
+  }
 };
 
 /// Parses the fields of Abi; returns "" or what is missing or malformed.

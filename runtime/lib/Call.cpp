@@ -5,8 +5,9 @@
 // kernel was compiled for, sizes named by Q, K and V, alignment, 64- and
 // 32-bit extents, innermost strides) and, unless pointer checks are off,
 // that each is device memory of the current context's device covering its
-// view; then builds the memref descriptors and calls the entry with 4 to 7
-// of them.
+// view; the capture tensors of score_mod / mask_mod entries likewise against
+// their "captures" records. Then builds the memref descriptors and calls the
+// entry with 4 to 7 + FLASHRT_MAX_CAPTURES of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 using namespace flashrt;
@@ -24,12 +26,22 @@ using namespace flashrt;
 namespace {
 
 /// Entries take descriptor pointers: Q, K, V, [kv_lens], [block_table], O,
-/// [LSE]; 4 to 7 of them.
+/// [LSE], with the captures at their ABI positions (after the serving
+/// operands); 4 to kMaxArity of them.
 using P = void *;
-using Entry4 = void (*)(P, P, P, P);
-using Entry5 = void (*)(P, P, P, P, P);
-using Entry6 = void (*)(P, P, P, P, P, P);
-using Entry7 = void (*)(P, P, P, P, P, P, P);
+constexpr size_t kMaxArity = 7 + FLASHRT_MAX_CAPTURES;
+
+/// Calls `entry` with the N pointers of `p`. C has no call with a run-time
+/// argument count, so each arity is instantiated.
+template <size_t... I>
+void callWith(void *entry, P *p, std::index_sequence<I...>) {
+  using Fn = void (*)(decltype((void)I, P())...);
+  reinterpret_cast<Fn>(entry)(p[I]...);
+}
+template <size_t... N>
+void callEntry(void *entry, P *p, size_t n, std::index_sequence<N...>) {
+  ((n == N ? callWith(entry, p, std::make_index_sequence<N>()) : void()), ...);
+}
 
 /// cp.async moves 16-byte chunks: rows must start on 16-byte boundaries.
 constexpr int64_t kAlignBytes = 16;
@@ -240,7 +252,7 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, bool &empty) {
 
 /// Checks that the non-empty tensors are device memory of the current
 /// context's device, covering their views.
-int checkDeviceMemory(Arg *args) {
+int checkDeviceMemory(const Arg *args, size_t numArgs) {
   const Driver *d = getDriverWithContext();
   if (!d)
     return pendingError();
@@ -248,7 +260,7 @@ int checkDeviceMemory(Arg *args) {
   if (!checkCuda(d->cuCtxGetDevice(&device), FLASHRT_ERR_CUDA,
                  "cuCtxGetDevice"))
     return pendingError();
-  for (int i = 0; i < kNumArgs; ++i) {
+  for (size_t i = 0; i < numArgs; ++i) {
     const Arg &a = args[i];
     if (!a.used)
       continue;
@@ -305,6 +317,79 @@ template <int N> MemRef<N> descriptor(const flashrt_tensor &t) {
   return m;
 }
 
+
+/// The checks of one capture tensor against its "captures" record, without
+/// the driver (the device checks follow with the other tensors).
+int checkCapture(const flashrt_kernel *k, const CaptureAbi &c,
+                 const std::string &name, const flashrt_tensor *tp) {
+  if (!tp)
+    return invalid(name + " is NULL");
+  const flashrt_tensor &t = *tp;
+  if (t.rank != c.rank)
+    return invalid(name + " has rank " + std::to_string(t.rank) + " but " +
+                   k->func + " takes rank " + std::to_string(c.rank));
+  if (t.dtype != FLASHRT_DTYPE_UNCHECKED && t.dtype != c.dtype)
+    return invalid(name + " is " + dtypeName(t.dtype) + " but " + k->func +
+                   " takes " + dtypeName(c.dtype));
+  for (int d = 0; d < t.rank; ++d) {
+    if (t.sizes[d] < 0 || t.strides[d] < 0)
+      return invalid(name + " has a negative size or stride (dim " +
+                     std::to_string(d) + ")");
+    if (!c.shape.empty() && c.shape[d] >= 0 && t.sizes[d] != c.shape[d])
+      return invalid(name + " has " + std::to_string(t.sizes[d]) +
+                     " in dim " + std::to_string(d) + " but " + k->func +
+                     " is compiled for " + std::to_string(c.shape[d]) +
+                     " (shape " + shapeText(c.shape) + "; -1 = any)");
+  }
+  if (isEmpty(t))
+    return invalid(name + " is empty; a score_mod / mask_mod kernel clamps "
+                          "its reads into each capture, which needs an "
+                          "element");
+  // A dim of size 1 is never stepped over: its stride does not matter.
+  int64_t dense = 1;
+  for (int d = t.rank - 1; d >= 0; --d) {
+    int64_t want = c.contiguous              ? dense
+                   : c.strides.empty()       ? -1
+                                             : c.strides[d];
+    if (t.sizes[d] > 1 && want >= 0 && t.strides[d] != want)
+      return invalid(name + " has stride " + std::to_string(t.strides[d]) +
+                     " in dim " + std::to_string(d) + " but " + k->func +
+                     " takes " +
+                     (c.contiguous ? "a contiguous (row-major) tensor"
+                                   : "strides " + shapeText(c.strides) +
+                                         " (-1 = any)"));
+    if (__builtin_mul_overflow(dense, t.sizes[d], &dense))
+      return invalid(name + " sizes overflow 64 bits");
+  }
+  int elem = dtypeBytes(c.dtype);
+  if (!t.data)
+    return invalid(name + " has no data (NULL)");
+  if (reinterpret_cast<uintptr_t>(t.data) % elem != 0)
+    return invalid(name + " data " + hex(t.data) + " is not " +
+                   std::to_string(elem) + "-byte aligned");
+  int64_t bytes = viewBytes(t, elem);
+  if (bytes < 0)
+    return invalid(name + " sizes and strides overflow 64 bits");
+  if (k->abi.indexBits == 32 && bytes > INT32_MAX)
+    return invalid(name + "'s view spans " + std::to_string(bytes) +
+                   " bytes; " + k->func +
+                   " indexes with 32 bits and takes less than 2 GiB per "
+                   "tensor");
+  return FLASHRT_OK;
+}
+
+/// A memref descriptor of rank t.rank (0 to 4) as 8-byte fields.
+std::array<int64_t, 11> anyDescriptor(const flashrt_tensor &t) {
+  std::array<int64_t, 11> m = {};
+  m[0] = m[1] = int64_t(reinterpret_cast<uintptr_t>(t.data));
+  m[2] = 0;
+  for (int d = 0; d < t.rank; ++d) {
+    m[3 + d] = t.sizes[d];
+    m[3 + t.rank + d] = t.strides[d];
+  }
+  return m;
+}
+
 } // namespace
 
 std::atomic<bool> &flashrt::pointerChecks() {
@@ -315,33 +400,27 @@ std::atomic<bool> &flashrt::pointerChecks() {
 int Call::run() {
   clearError();
   const Abi &abi = k->abi;
-  P p[7];
+  P fixed[7];
   int n = 0;
-  p[n++] = &q;
-  p[n++] = &kk;
-  p[n++] = &v;
+  fixed[n++] = &q;
+  fixed[n++] = &kk;
+  fixed[n++] = &v;
   if (abi.kvLens)
-    p[n++] = &lens;
+    fixed[n++] = &lens;
   if (abi.paged)
-    p[n++] = &table;
-  p[n++] = &o;
+    fixed[n++] = &table;
+  fixed[n++] = &o;
   if (abi.lse)
-    p[n++] = &lse;
-  switch (n) {
-  case 4:
-    reinterpret_cast<Entry4>(k->entry)(p[0], p[1], p[2], p[3]);
-    break;
-  case 5:
-    reinterpret_cast<Entry5>(k->entry)(p[0], p[1], p[2], p[3], p[4]);
-    break;
-  case 6:
-    reinterpret_cast<Entry6>(k->entry)(p[0], p[1], p[2], p[3], p[4], p[5]);
-    break;
-  default:
-    reinterpret_cast<Entry7>(k->entry)(p[0], p[1], p[2], p[3], p[4], p[5],
-                                       p[6]);
-    break;
-  }
+    fixed[n++] = &lse;
+  // The captures at their argument positions, the rest in order around
+  // them (Abi.cpp checked the positions against the arity).
+  P p[kMaxArity];
+  size_t arity = size_t(n) + captures.size(), next = 0, cap = 0;
+  for (size_t i = 0; i < arity; ++i)
+    p[i] = cap < captures.size() && size_t(abi.captures[cap].arg) == i
+               ? static_cast<P>(captures[cap++].data())
+               : fixed[next++];
+  callEntry(k->entry, p, arity, std::make_index_sequence<kMaxArity + 1>());
   return pendingError();
 }
 
@@ -357,9 +436,19 @@ int flashrt::refuseServing(const flashrt_kernel *k, const char *api,
                  api);
 }
 
+int flashrt::refuseCaptures(const flashrt_kernel *k, const char *api,
+                            const char *capApi) {
+  if (!k || k->abi.captures.empty())
+    return FLASHRT_OK;
+  return invalid(k->func + " takes " + std::to_string(k->abi.captures.size()) +
+                 " capture tensor(s) (the score_mod / mask_mod operands): "
+                 "call " + capApi + ", not " + api);
+}
+
 int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
                      const flashrt_tensor *kk, const flashrt_tensor *v,
                      const flashrt_tensor *lens, const flashrt_tensor *table,
+                     const flashrt_tensor *captures, int numCaptures,
                      const flashrt_tensor *o, const flashrt_tensor *lse,
                      Call &call) {
   if (!k)
@@ -391,12 +480,32 @@ int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
   if (!abi.paged && table)
     return invalid(k->func + " has no block table (not paged): pass NULL for "
                              "block_table");
+  size_t numCaps = abi.captures.size();
+  if (numCaptures < 0 || (numCaptures > 0 && !captures))
+    return invalid(k->func + ": captures is NULL or num_captures (" +
+                   std::to_string(numCaptures) + ") is negative");
+  if (size_t(numCaptures) != numCaps)
+    return invalid(k->func + " takes " + std::to_string(numCaps) +
+                   " capture tensor(s), not " + std::to_string(numCaptures) +
+                   (numCaps ? " (the score_mod / mask_mod operands, in the "
+                              "order of the ABI's \"captures\")"
+                            : ": pass NULL and 0"));
   if (int rc = checkArgs(k, abi, args, call.empty))
     return rc;
+  std::vector<std::string> names(numCaps);
+  std::vector<Arg> all(args, args + kNumArgs);
+  for (size_t i = 0; i < numCaps && !call.empty; ++i) {
+    const CaptureAbi &c = abi.captures[i];
+    names[i] = "capture " + std::to_string(i);
+    if (int rc = checkCapture(k, c, names[i], &captures[i]))
+      return rc;
+    all.push_back({names[i].c_str(), &captures[i], c.rank, dtypeBytes(c.dtype),
+                   c.dtype});
+  }
   if (call.empty)
     return FLASHRT_OK;
   if (pointerChecks().load(std::memory_order_relaxed))
-    if (int rc = checkDeviceMemory(args))
+    if (int rc = checkDeviceMemory(all.data(), all.size()))
       return rc;
   call.k = k;
   call.q = descriptor<4>(*q);
@@ -409,5 +518,8 @@ int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
     call.lens = descriptor<1>(*lens);
   if (table)
     call.table = descriptor<2>(*table);
+  call.captures.clear();
+  for (size_t i = 0; i < numCaps; ++i)
+    call.captures.push_back(anyDescriptor(captures[i]));
   return FLASHRT_OK;
 }

@@ -15,9 +15,11 @@
 #include "Abi.h"
 #include "flashrt.h"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 /// The handle flashrt.h declares opaque.
 struct flashrt_kernel {
@@ -42,6 +44,9 @@ struct Call {
   MemRef<3> lse;
   MemRef<1> lens;
   MemRef<2> table;
+  /// Capture descriptors of rank 0 to 4: (allocated, aligned, offset,
+  /// sizes[rank], strides[rank]), every field 8 bytes, as MemRef<rank>.
+  std::vector<std::array<int64_t, 11>> captures;
   bool empty = false;
 
   /// Runs the entry; returns the first error its mgpu* calls recorded.
@@ -56,11 +61,18 @@ std::atomic<bool> &pointerChecks();
 /// error naming the _kv function when `k` takes them.
 int refuseServing(const flashrt_kernel *k, const char *api, const char *kvApi);
 
-/// Checks the arguments (NULL where the entry takes no such operand) and
-/// fills `call`; `call.empty` when there is nothing to compute.
+/// Entries with capture tensors take them through the _captures functions:
+/// an error naming `capApi` when `k` has captures.
+int refuseCaptures(const flashrt_kernel *k, const char *api,
+                   const char *capApi);
+
+/// Checks the arguments (NULL where the entry takes no such operand; the
+/// captures as flashrt_attention_captures describes them) and fills `call`;
+/// `call.empty` when there is nothing to compute.
 int prepare(flashrt_kernel *k, const flashrt_tensor *q,
             const flashrt_tensor *kk, const flashrt_tensor *v,
             const flashrt_tensor *lens, const flashrt_tensor *table,
+            const flashrt_tensor *captures, int numCaptures,
             const flashrt_tensor *o, const flashrt_tensor *lse, Call &call);
 
 } // namespace flashrt

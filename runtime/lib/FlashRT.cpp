@@ -155,10 +155,11 @@ namespace {
 int attention(flashrt_kernel *k, const flashrt_tensor *q,
               const flashrt_tensor *kk, const flashrt_tensor *v,
               const flashrt_tensor *lens, const flashrt_tensor *table,
+              const flashrt_tensor *caps, int numCaps,
               const flashrt_tensor *o, const flashrt_tensor *lse,
               void *stream) {
   Call call;
-  if (int rc = prepare(k, q, kk, v, lens, table, o, lse, call))
+  if (int rc = prepare(k, q, kk, v, lens, table, caps, numCaps, o, lse, call))
     return rc;
   if (call.empty)
     return FLASHRT_OK;
@@ -185,15 +186,16 @@ int attention(flashrt_kernel *k, const flashrt_tensor *q,
 int timeMs(const char *api, flashrt_kernel *k, const flashrt_tensor *q,
            const flashrt_tensor *kk, const flashrt_tensor *v,
            const flashrt_tensor *lens, const flashrt_tensor *table,
-           const flashrt_tensor *o, const flashrt_tensor *lse, void *stream,
-           int warmup, int reps, float *median_ms) {
+           const flashrt_tensor *caps, int numCaps, const flashrt_tensor *o,
+           const flashrt_tensor *lse, void *stream, int warmup, int reps,
+           float *median_ms) {
   if (!median_ms)
     return invalid(std::string(api) + ": median_ms is NULL");
   if (warmup < 0 || reps < 1)
     return invalid(std::string(api) + ": need warmup >= 0 and reps >= 1");
   *median_ms = 0.0f;
   Call call;
-  if (int rc = prepare(k, q, kk, v, lens, table, o, lse, call))
+  if (int rc = prepare(k, q, kk, v, lens, table, caps, numCaps, o, lse, call))
     return rc;
   if (call.empty)
     return FLASHRT_OK;
@@ -260,7 +262,10 @@ extern "C" int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
   clearError();
   if (int rc = refuseServing(k, "flashrt_attention", "flashrt_attention_kv"))
     return rc;
-  return attention(k, q, kk, v, nullptr, nullptr, o, lse, stream);
+  if (int rc = refuseCaptures(k, "flashrt_attention",
+                              "flashrt_attention_captures"))
+    return rc;
+  return attention(k, q, kk, v, nullptr, nullptr, nullptr, 0, o, lse, stream);
 }
 
 extern "C" int flashrt_attention_kv(flashrt_kernel *k, const flashrt_tensor *q,
@@ -272,7 +277,23 @@ extern "C" int flashrt_attention_kv(flashrt_kernel *k, const flashrt_tensor *q,
                                     const flashrt_tensor *lse, void *stream) {
   ApiScope scope;
   clearError();
-  return attention(k, q, kk, v, kv_lens, block_table, o, lse, stream);
+  if (int rc = refuseCaptures(k, "flashrt_attention_kv",
+                              "flashrt_attention_captures"))
+    return rc;
+  return attention(k, q, kk, v, kv_lens, block_table, nullptr, 0, o, lse,
+                   stream);
+}
+
+extern "C" int flashrt_attention_captures(
+    flashrt_kernel *k, const flashrt_tensor *q, const flashrt_tensor *kk,
+    const flashrt_tensor *v, const flashrt_tensor *kv_lens,
+    const flashrt_tensor *block_table, const flashrt_tensor *captures,
+    int num_captures, const flashrt_tensor *o, const flashrt_tensor *lse,
+    void *stream) {
+  ApiScope scope;
+  clearError();
+  return attention(k, q, kk, v, kv_lens, block_table, captures, num_captures,
+                   o, lse, stream);
 }
 
 extern "C" int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
@@ -286,8 +307,10 @@ extern "C" int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
     *median_ms = 0.0f;
   if (int rc = refuseServing(k, "flashrt_time_ms", "flashrt_time_kv_ms"))
     return rc;
-  return timeMs("flashrt_time_ms", k, q, kk, v, nullptr, nullptr, o, lse,
-                stream, warmup, reps, median_ms);
+  if (int rc = refuseCaptures(k, "flashrt_time_ms", "flashrt_time_captures_ms"))
+    return rc;
+  return timeMs("flashrt_time_ms", k, q, kk, v, nullptr, nullptr, nullptr, 0,
+                o, lse, stream, warmup, reps, median_ms);
 }
 
 extern "C" int flashrt_time_kv_ms(flashrt_kernel *k, const flashrt_tensor *q,
@@ -300,6 +323,24 @@ extern "C" int flashrt_time_kv_ms(flashrt_kernel *k, const flashrt_tensor *q,
                                   int warmup, int reps, float *median_ms) {
   ApiScope scope;
   clearError();
-  return timeMs("flashrt_time_kv_ms", k, q, kk, v, kv_lens, block_table, o,
-                lse, stream, warmup, reps, median_ms);
+  if (median_ms)
+    *median_ms = 0.0f;
+  if (int rc = refuseCaptures(k, "flashrt_time_kv_ms",
+                              "flashrt_time_captures_ms"))
+    return rc;
+  return timeMs("flashrt_time_kv_ms", k, q, kk, v, kv_lens, block_table,
+                nullptr, 0, o, lse, stream, warmup, reps, median_ms);
+}
+
+extern "C" int flashrt_time_captures_ms(
+    flashrt_kernel *k, const flashrt_tensor *q, const flashrt_tensor *kk,
+    const flashrt_tensor *v, const flashrt_tensor *kv_lens,
+    const flashrt_tensor *block_table, const flashrt_tensor *captures,
+    int num_captures, const flashrt_tensor *o, const flashrt_tensor *lse,
+    void *stream, int warmup, int reps, float *median_ms) {
+  ApiScope scope;
+  clearError();
+  return timeMs("flashrt_time_captures_ms", k, q, kk, v, kv_lens, block_table,
+                captures, num_captures, o, lse, stream, warmup, reps,
+                median_ms);
 }

@@ -60,6 +60,8 @@ void *fake_last_scratch;
 MemRef4 fake_last_q, fake_last_o;
 MemRef1 fake_last_lens;
 MemRef2 fake_last_table;
+MemRef2 fake_last_doc;
+MemRef1 fake_last_bias;
 
 const char fake_flash_abi[] =
     "{\"func\":\"fake\",\"dtype\":\"bf16\",\"head_dim\":64,"
@@ -85,6 +87,18 @@ const char fake_paged_flash_abi[] =
     "\"scale\":0.125,\"lse\":true,\"arch\":\"sm_90\",\"kv_lens\":true,"
     "\"paged\":true,\"split_kv\":true,\"q_shape\":[-1,4,-1,64],"
     "\"kv_shape\":[-1,2,16,64]}";
+
+/* An entry with captures (a mask_mod's document ids, a score_mod's bias
+ * table), as flash-to-gpu records them: the i32 [B, S] ids (contiguous)
+ * and an f32 [4] per-head table after V, in argument order. */
+const char fake_cap_flash_abi[] =
+    "{\"func\":\"fake_cap\",\"dtype\":\"bf16\",\"head_dim\":64,"
+    "\"head_dim_v\":64,\"causal\":false,\"window\":[-1,-1],"
+    "\"softcap\":0.0,\"scale\":0.125,\"lse\":true,\"arch\":\"sm_90\","
+    "\"captures\":[{\"dtype\":\"i32\",\"rank\":2,\"arg\":3,"
+    "\"shape\":[-1,-1],\"strides\":[-1,1],\"contiguous\":true},"
+    "{\"dtype\":\"f32\",\"rank\":1,\"arg\":4,\"shape\":[4],"
+    "\"strides\":[-1],\"contiguous\":false}],\"num_args\":7}";
 
 static void *module;
 
@@ -170,6 +184,18 @@ static int kvBug(const char *which) {
   return bug && strcmp(bug, which) == 0;
 }
 
+/* Optional capture: document ids [B, S]; key j is visible to query i only
+ * in the same document (FlexAttention's document mask). */
+static const MemRef2 *docIds;
+
+static int sameDoc(int64_t b, int64_t i, int64_t j) {
+  if (!docIds)
+    return 1;
+  const int32_t *d = (const int32_t *)docIds->aligned + docIds->offset;
+  return d[b * docIds->strides[0] + i * docIds->strides[1]] ==
+         d[b * docIds->strides[0] + j * docIds->strides[1]];
+}
+
 /* Key j of sequence b: through the block table when paged. */
 static float loadKey(const MemRef4 *m, const Cache *c, int f16, int64_t b,
                      int64_t h, int64_t j, int64_t d) {
@@ -209,7 +235,8 @@ static void computeCache(const Semantics *sem, const Cache *c, MemRef4 *q,
         for (int64_t j = 0; j < Sk; ++j) {
           int visible = (!sem->causal || j <= i + offset) &&
                         (sem->left < 0 || j >= i + offset - sem->left) &&
-                        (sem->right < 0 || j <= i + offset + sem->right);
+                        (sem->right < 0 || j <= i + offset + sem->right) &&
+                        sameDoc(b, i, j);
           float s = -INFINITY;
           if (visible) {
             s = 0;
@@ -312,5 +339,20 @@ void _mlir_ciface_fake_paged(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef1 *lens,
   fake_last_table = *table;
   if (module)
     computeCache(&sem, &c, q, k, v, o, lse);
+  launch(q, o);
+}
+
+void _mlir_ciface_fake_cap(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef2 *doc,
+                           MemRef1 *bias, MemRef4 *o, MemRef3 *lse) {
+  static const Semantics sem = {0, 0, -1, -1, 0.0f, 0.125f};
+  ++fake_calls;
+  fake_last_q = *q;
+  fake_last_o = *o;
+  fake_last_doc = *doc;
+  fake_last_bias = *bias;
+  docIds = doc;
+  if (module)
+    compute(&sem, q, k, v, o, lse);
+  docIds = 0;
   launch(q, o);
 }

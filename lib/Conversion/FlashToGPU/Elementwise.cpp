@@ -10,7 +10,10 @@
 // across the quad that owns the row (none for a thread-partial sum, see
 // Layout.cpp). The scalar math ops are selected to one instruction each:
 // exp2 as MUFU.EX2 (ex2.approx.ftz, FA2's exp2f under --use_fast_math),
-// tanh as tanh.approx, log through lg2.approx, fma and max as intrinsics.
+// tanh as tanh.approx, log through lg2.approx, fma and max as intrinsics;
+// the other arith ops (index arithmetic, casts, compares, selects) are
+// cloned, math.absi/absf become max(x, -x) / fabs; a memref.load of a capture (a score_mod or
+// mask_mod operand) is a clamped read-only global load (Memory.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +96,24 @@ Value KernelEmitter::selectScalar(Operation &op, IRMapping &m) {
     if (isa<arith::MaxNumFOp>(op))
       return fmax(arg(0), arg(1));
   }
+  if (auto load = dyn_cast<memref::LoadOp>(op)) {
+    SmallVector<Value> indices;
+    for (Value i : load.getIndices())
+      indices.push_back(m.lookup(i));
+    return loadCapture(load, indices);
+  }
+  // |x| without libdevice (gpu-to-nvvm maps math.absi/absf to __nv_abs /
+  // __nv_fabsf, which may be left unresolved): max(x, -x), one abs.s32 /
+  // abs.f32 in PTX.
+  if (isa<math::AbsIOp>(op))
+    return arith::MaxSIOp::create(
+        b, loc, arg(0),
+        arith::SubIOp::create(
+            b, loc,
+            arith::ConstantOp::create(b, loc, b.getZeroAttr(arg(0).getType())),
+            arg(0)));
+  if (isa<math::AbsFOp>(op) && op.getResult(0).getType().isF32())
+    return intrinsic("llvm.fabs.f32", {arg(0)});
   if (isa<arith::ArithDialect>(op.getDialect()) && op.getNumRegions() == 0 &&
       op.getNumResults() == 1) {
     Operation *clone = b.clone(op, m);
@@ -120,7 +141,9 @@ static LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
     if (&op == skip)
       continue;
     for (Value operand : op.getOperands())
-      if (!m.contains(operand)) {
+      // A memref (a capture) is not a value of the kernel: its loads
+      // are selected as global reads.
+      if (!m.contains(operand) && !isa<MemRefType>(operand.getType())) {
         Value lifted = outside(operand);
         if (!lifted)
           return failure();

@@ -17,10 +17,12 @@
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Targets.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -77,6 +79,168 @@ static LogicalResult matchKVLoads(KVLoopOp loop, TileLoadOp &k, TileLoadOp &v) {
     return loop.emitOpError("flash-to-gpu: a KV loop must read one K tile "
                             "(S = Q K^T) and one V tile (O += P V)");
   return success();
+}
+
+/// The argument of `f`'s entry block that `v` is, through views and buffer
+/// casts (memref.cast, subview, reinterpret_cast, to_buffer, to_tensor).
+static std::optional<unsigned> entryArgument(Value v, func::FuncOp f) {
+  while (v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != &f.getBody().front())
+        return std::nullopt;
+      return arg.getArgNumber();
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+      v = view.getViewSource();
+    else if (auto toBuffer = dyn_cast<bufferization::ToBufferOp>(def))
+      v = toBuffer.getTensor();
+    else if (auto toTensor = dyn_cast<bufferization::ToTensorOp>(def))
+      v = toTensor.getBuffer();
+    else
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// The captures of the attention grid `t` (see the file comment), in the
+/// entry's argument order, then in the order of their definitions.
+static SmallVector<Value> findCaptures(TiledAttention &t, func::FuncOp f) {
+  GridOp grid = t.grid;
+  auto outside = [&](Value v) {
+    Operation *owner = v.getDefiningOp();
+    if (!owner)
+      owner = v.getParentBlock()->getParentOp();
+    return !grid->isAncestor(owner);
+  };
+  DenseSet<Value> excluded = {t.qLoad.getSource(), t.oStore.getDest()};
+  if (t.lseStore)
+    excluded.insert(t.lseStore.getDest());
+  // The K/V range's scalars: a memref read on their way is kv_lens.
+  SmallVector<Value> worklist;
+  for (auto [k, v] : llvm::zip(t.kLoads, t.vLoads)) {
+    excluded.insert(k.getSource());
+    excluded.insert(v.getSource());
+    if (Value table = k.getBlockTable())
+      excluded.insert(table);
+    worklist.append({k.getLimit(), v.getLimit(), k.getStart()});
+  }
+  for (KVLoopOp loop : t.loops)
+    worklist.append({loop.getLower(), loop.getUpper()});
+  worklist.push_back(t.qLoad.getLimit());
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    Operation *def = v.getDefiningOp();
+    if (!seen.insert(v).second || !def || outside(v))
+      continue;
+    if (auto load = dyn_cast<memref::LoadOp>(def))
+      if (outside(load.getMemRef()))
+        excluded.insert(load.getMemRef());
+    llvm::append_range(worklist, def->getOperands());
+  }
+  llvm::SetVector<Value> found;
+  grid.getBody().walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType()) && outside(operand) &&
+          !excluded.contains(operand))
+        found.insert(operand);
+  });
+  // Definition order of the function's ops, after its arguments.
+  DenseMap<Operation *, unsigned> position;
+  f.walk([&](Operation *op) { position[op] = position.size(); });
+  unsigned numArgs = f.getNumArguments();
+  auto key = [&](Value v) -> uint64_t {
+    if (std::optional<unsigned> arg = entryArgument(v, f))
+      return *arg;
+    Operation *def = v.getDefiningOp();
+    return uint64_t(numArgs) +
+           (def ? position.lookup(def) : position.lookup(
+                                              v.getParentBlock()->getParentOp()));
+  };
+  SmallVector<Value> captures(found.begin(), found.end());
+  llvm::stable_sort(captures,
+                    [&](Value a, Value b) { return key(a) < key(b); });
+  return captures;
+}
+
+/// The capture memref the host value of a kernel argument describes (its
+/// pointer, offset, a stride or a size), or null.
+static Value describedMemref(Value hostArg) {
+  while (Operation *def = hostArg.getDefiningOp()) {
+    if (isa<arith::IndexCastOp, LLVM::IntToPtrOp>(def)) {
+      hostArg = def->getOperand(0);
+      continue;
+    }
+    if (isa<memref::ExtractStridedMetadataOp,
+            memref::ExtractAlignedPointerAsIndexOp, memref::DimOp>(def))
+      return def->getOperand(0);
+    return {};
+  }
+  return {};
+}
+
+/// Moves the kernel arguments of the captures after the other ones, in the
+/// captures' order (each capture's own arguments keep their order).
+static void moveCaptureArgsLast(gpu::GPUFuncOp func,
+                                SmallVectorImpl<Value> &hostArgs,
+                                ArrayRef<Value> captures) {
+  Block &entry = func.getBody().front();
+  unsigned n = entry.getNumArguments();
+  SmallVector<unsigned> order;
+  SmallVector<std::pair<unsigned, unsigned>> moved; // (capture, arg)
+  for (unsigned i = 0; i < n; ++i) {
+    const Value *it = llvm::find(captures, describedMemref(hostArgs[i]));
+    if (it == captures.end())
+      order.push_back(i);
+    else
+      moved.push_back({unsigned(it - captures.begin()), i});
+  }
+  if (moved.empty())
+    return;
+  llvm::stable_sort(moved, [](auto a, auto b) { return a.first < b.first; });
+  for (auto [capture, arg] : moved)
+    order.push_back(arg);
+  SmallVector<Value> newHostArgs;
+  for (unsigned i : order) {
+    BlockArgument old = entry.getArgument(i);
+    old.replaceAllUsesWith(entry.addArgument(old.getType(), old.getLoc()));
+    newHostArgs.push_back(hostArgs[i]);
+  }
+  entry.eraseArguments(0, n);
+  hostArgs.assign(newHostArgs.begin(), newHostArgs.end());
+}
+
+/// The ABI record's description of capture argument `arg` of `f`, or
+/// failure (with a diagnostic) when the runtime could not describe it.
+static FailureOr<llvm::json::Object> captureRecord(func::FuncOp f,
+                                                   unsigned arg) {
+  auto type = dyn_cast<MemRefType>(f.getArgument(arg).getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || failed(type.getStridesAndOffset(strides, offset)))
+    return f.emitOpError("flash-to-gpu: capture argument ")
+           << arg << " must be a memref with a strided layout, not "
+           << f.getArgument(arg).getType();
+  Type elt = type.getElementType();
+  std::string dtype = elt.isF32()        ? "f32"
+                      : elt.isInteger(32) ? "i32"
+                      : elt.isBF16()      ? "bf16"
+                      : elt.isF16()       ? "f16"
+                                          : "";
+  if (dtype.empty())
+    llvm::raw_string_ostream(dtype) << elt; // The runtime refuses it.
+  llvm::json::Array shape, strideList;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    shape.push_back(type.isDynamicDim(i) ? -1 : type.getDimSize(i));
+    strideList.push_back(ShapedType::isDynamic(strides[i]) ? -1 : strides[i]);
+  }
+  return llvm::json::Object{{"dtype", dtype},
+                            {"rank", type.getRank()},
+                            {"arg", arg},
+                            {"shape", std::move(shape)},
+                            {"strides", std::move(strideList)},
+                            {"contiguous", type.getLayout().isIdentity()}};
 }
 
 FailureOr<TiledAttention> matchGrid(GridOp grid) {
@@ -317,10 +481,12 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   if (config.getProducer() && threads > 256)
     func->setAttr("nvvm.minctasm", kb.getI32IntegerAttr(1));
 
+  SmallVector<Value> captures = findCaptures(t, hostFunc);
   KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
   SmallVector<Value> hostArgs;
   if (failed(emitter.emit(hostArgs)))
     return failure();
+  moveCaptureArgsLast(func, hostArgs, captures);
   Block &entry = func.getBody().front();
   func.setFunctionType(
       FunctionType::get(&getContext(), entry.getArgumentTypes(), {}));
@@ -348,9 +514,25 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
     if ((g && g.getCombine()) || op->hasAttr("flash.workspace"))
       splitKV = true;
   });
+  // The captures that are entry arguments, in order (a capture's views
+  // share its argument).
+  SmallVector<unsigned> captureArgs;
+  for (Value capture : captures)
+    if (std::optional<unsigned> arg = entryArgument(capture, hostFunc))
+      if (!llvm::is_contained(captureArgs, *arg))
+        captureArgs.push_back(*arg);
+  llvm::sort(captureArgs);
+  llvm::json::Array captureList;
+  for (unsigned arg : captureArgs) {
+    FailureOr<llvm::json::Object> record = captureRecord(hostFunc, arg);
+    if (failed(record))
+      return failure();
+    captureList.push_back(std::move(*record));
+  }
   for (BlockArgument arg : hostFunc.getArguments())
     if (auto type = dyn_cast<MemRefType>(arg.getType()))
-      kvLens |= type.getRank() == 1 && type.getElementType().isInteger(32);
+      kvLens |= type.getRank() == 1 && type.getElementType().isInteger(32) &&
+                !llvm::is_contained(captureArgs, arg.getArgNumber());
   // The entry's static Q and K sizes (-1 = any), for the runtime to check.
   auto staticShape = [&](unsigned arg) {
     llvm::json::Array dims;
@@ -387,7 +569,12 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
       {"paged", bool(t.table())},
       {"split_kv", splitKV},
       {"q_shape", staticShape(0)},
-      {"kv_shape", staticShape(1)}};
+      {"kv_shape", staticShape(1)},
+      {"num_args", hostFunc.getNumArguments()}};
+  // Only entries with captures have the key: today's records stay as they
+  // were.
+  if (!captureList.empty())
+    record["captures"] = std::move(captureList);
   std::string abi;
   llvm::raw_string_ostream(abi) << llvm::json::Value(std::move(record));
   abi.push_back('\0');

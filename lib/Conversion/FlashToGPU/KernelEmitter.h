@@ -41,6 +41,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -105,6 +106,8 @@ struct KernelTensor {
   Value strideB, strideH, strideS;
   /// Every dimension's stride (kernel side).
   SmallVector<Value> strides;
+  /// A capture's largest index per dimension (size - 1), for clamping.
+  SmallVector<Value> lastIndex;
   int64_t eltBytes;
 };
 
@@ -151,6 +154,10 @@ private:
   KernelTensor liftTensor(Value memref, int64_t seqDim = 2);
   /// Element offset of `indices` in `kt`.
   Value elementOffset(KernelTensor &kt, ValueRange indices);
+  /// A memref.load of a capture (a memref from outside the grid) in a tile
+  /// computation, at the kernel's `indices`: a read-only global load with
+  /// the indices clamped into the tensor (Memory.cpp).
+  Value loadCapture(memref::LoadOp load, ValueRange indices);
 
   // --- Small builders ------------------------------------------------------
   Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }

@@ -7,7 +7,8 @@
 // K/V ring and publishes each block on an mbarrier; flash.tile_store of
 // the epilogue's O (16-bit O staged through the shared memory Q used and
 // written out in 16-byte chunks, split-KV's f32 partial O straight from the
-// registers) and of LSE (one lane per row).
+// registers) and of LSE (one lane per row); reads of captures (the tensors
+// a score_mod / mask_mod reads) from tile computations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,54 @@ using namespace mlir;
 using namespace mlir::flash;
 
 namespace mlir::flash::gpu_kernel {
+
+Value KernelEmitter::loadCapture(memref::LoadOp load, ValueRange indices) {
+  Value memref = load.getMemRef();
+  Operation *owner = memref.getDefiningOp();
+  if (!owner)
+    owner = memref.getParentBlock()->getParentOp();
+  if (t.grid->isAncestor(owner)) {
+    load.emitOpError("flash-to-gpu: a tile computation reads only memrefs "
+                     "defined outside the grid (captures)");
+    return {};
+  }
+  auto type = cast<MemRefType>(memref.getType());
+  Type elt = type.getElementType();
+  if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0) {
+    load.emitOpError("flash-to-gpu: a capture of element type ")
+        << elt << " cannot be read on the GPU (whole bytes only)";
+    return {};
+  }
+  auto it = lifted.find(memref);
+  if (it == lifted.end())
+    it = lifted.insert({memref, liftTensor(memref, -1)}).first;
+  KernelTensor &kt = it->second;
+  if (kt.lastIndex.size() != size_t(type.getRank())) {
+    // Each dimension's last index, computed once at the top of the kernel.
+    OpBuilder host(t.grid);
+    kt.lastIndex.clear();
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      Value size = capture(memref::DimOp::create(
+          host, loc, memref, arith::ConstantIndexOp::create(host, loc, i)));
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointAfter(size.getDefiningOp());
+      kt.lastIndex.push_back(sub(size, c(1)));
+    }
+  }
+  // The tile computation runs on every element of the tile, also past the
+  // sequence ends where the indices need not be valid (those elements are
+  // masked or never stored): clamping keeps every read inside the tensor,
+  // which the runtime checks is not empty.
+  SmallVector<Value> clamped;
+  for (auto [index, last] : llvm::zip(indices, kt.lastIndex))
+    clamped.push_back(arith::MaxSIOp::create(
+        b, loc, c(0), arith::MinSIOp::create(b, loc, index, last)));
+  Value ptr = globalPtr(kt.ptr, mul(elementOffset(kt, clamped), c(kt.eltBytes)));
+  // Read-only for the kernel's lifetime: ld.global.nc.
+  return LLVM::LoadOp::create(b, loc, elt, ptr, kt.eltBytes,
+                              /*isVolatile=*/false, /*isNonTemporal=*/false,
+                              /*isInvariant=*/true);
+}
 
 Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
   if (wg) {

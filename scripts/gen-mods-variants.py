@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Writes the .mlir module of score_mod / mask_mod / ALiBi kernels that
+scripts/gpu-mods-check.py runs on the GPU (issue #11), and its manifest.
+
+  scripts/gen-mods-variants.py OUT.mlir MANIFEST.json SO_NAME [--dims=64,128]
+
+One memref-form function per (kind, head dim, causal), bf16, dynamic batch,
+heads and lengths, O and LSE, in the syntax of CONTRACT7.md (captures(...),
+score_mod / mask_mod regions; block arguments b, h, i, j then the captures):
+
+  alibi         the `alibi(%slopes)` operand, f32 [Hq]
+  relbias       score_mod: s + table[h, clamp(j - i + R, 0, 2R)], table f32
+                [Hq, 2R + 1] (R = RELBIAS_RADIUS), a captured bias table
+  softcap_mod   score_mod: 30 tanh(s / 30), softcap written as a region
+  softcap_attr  the softcap = 30.0 attribute (the timing's baseline)
+  docmask       mask_mod: doc[b, i] == doc[b, j], doc i32 [B, S] (document
+                mask from captured ids, S >= max(Sq, Sk))
+  prefixlm      mask_mod: j <= i or j < prefix[b], prefix i32 [B]
+                (non-causal only: causal would hide the prefix)
+  plain         no modification (the mask_mod timing's baseline)
+
+Captures (ALiBi's slopes among them) are the function's arguments after V,
+before O, in operand order: the order of the ABI record's "captures" and of
+the Python binding's captures=[...]. The syntax exists once the IR side of
+issue #11 (s7/mods-ir) is merged; compile then with
+
+  flash-opt OUT.mlir --flash-lower-to-gpu="chip=sm_90a" ... (scripts/flash-compile.sh)
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from flashmlir.variants import Variant  # noqa: E402
+
+RELBIAS_RADIUS = 128
+SOFTCAP = 30.0
+KINDS = ("alibi", "relbias", "softcap_mod", "softcap_attr", "docmask", "prefixlm", "plain")
+
+STRIDED = "strided<[?, ?, ?, 1], offset: ?>"
+
+
+def types(d):
+    t = f"memref<?x?x?x{d}xbf16, {STRIDED}>"
+    return t, "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
+
+
+# The regions' bodies after their block arguments (b, h, i, j, captures...);
+# %cap0.. name the captures. One statement each of what gpu-mods-check.py's
+# float32 reference computes (its Mods class).
+SCORE_MODS = {
+    "relbias": ("memref<?x?xf32>", f"""\
+        %zero = arith.constant 0 : index
+        %radius = arith.constant {RELBIAS_RADIUS} : index
+        %last = arith.constant {2 * RELBIAS_RADIUS} : index
+        %rel = arith.subi %j, %i : index
+        %shifted = arith.addi %rel, %radius : index
+        %low = arith.maxsi %shifted, %zero : index
+        %at = arith.minsi %low, %last : index
+        %bias = memref.load %cap0[%h, %at] : memref<?x?xf32>
+        %r = arith.addf %s, %bias : f32
+        flash.yield %r : f32"""),
+    "softcap_mod": (None, f"""\
+        %cap = arith.constant {SOFTCAP} : f32
+        %x = arith.divf %s, %cap : f32
+        %t = math.tanh %x : f32
+        %r = arith.mulf %t, %cap : f32
+        flash.yield %r : f32"""),
+}
+MASK_MODS = {
+    "docmask": ("memref<?x?xi32>", """\
+        %di = memref.load %cap0[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %cap0[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1"""),
+    "prefixlm": ("memref<?xi32>", """\
+        %p = memref.load %cap0[%b] : memref<?xi32>
+        %prefix = arith.index_cast %p : i32 to index
+        %past = arith.cmpi sle, %j, %i : index
+        %inside = arith.cmpi slt, %j, %prefix : index
+        %visible = arith.ori %past, %inside : i1
+        flash.yield %visible : i1"""),
+}
+
+
+def func_name(kind, d, causal):
+    return f"mods_{kind}_bf16_d{d}{'_causal' if causal else ''}"
+
+
+def func_text(kind, d, causal):
+    """The function of one kernel (plain and softcap_attr through Variant,
+    the one template of the unmodified op)."""
+    name = func_name(kind, d, causal)
+    if kind in ("plain", "softcap_attr"):
+        softcap = SOFTCAP if kind == "softcap_attr" else None
+        return Variant("bf16", d, causal=causal, softcap=softcap).func_text(name)
+    t, lt = types(d)
+    attrs = " {causal}" if causal else ""
+    if kind == "alibi":
+        return (f"func.func @{name}(%q: {t}, %k: {t}, %v: {t}, %slopes: memref<?xf32>, "
+                f"%o: {t}, %lse: {lt}) {{\n"
+                f"  flash.attention ins(%q, %k, %v : {t}, {t}, {t}) "
+                f"alibi(%slopes : memref<?xf32>)\n"
+                f"      outs(%o, %lse : {t}, {lt}){attrs}\n"
+                f"  return\n}}\n")
+    score = kind in SCORE_MODS
+    ctype, body = (SCORE_MODS if score else MASK_MODS)[kind]
+    cap_arg = f", %c: {ctype}" if ctype else ""
+    captures = f" captures(%c : {ctype})" if ctype else ""
+    block = "^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index" if score else \
+        "^bb0(%b: index, %h: index, %i: index, %j: index"
+    block += f", %cap0: {ctype}):" if ctype else "):"
+    region = "score_mod" if score else "mask_mod"
+    return (f"func.func @{name}(%q: {t}, %k: {t}, %v: {t}{cap_arg}, %o: {t}, %lse: {lt}) {{\n"
+            f"  flash.attention ins(%q, %k, %v : {t}, {t}, {t}){captures}\n"
+            f"      outs(%o, %lse : {t}, {lt}){attrs}\n"
+            f"      {region} {{\n      {block}\n{body}\n      }}\n"
+            f"  return\n}}\n")
+
+
+def entries(dims):
+    for d in dims:
+        for kind in KINDS:
+            for causal in (False, True):
+                if kind == "prefixlm" and causal:
+                    continue
+                yield kind, d, causal
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("mlir")
+    p.add_argument("manifest")
+    p.add_argument("so")
+    p.add_argument("--dims", default="64,128")
+    a = p.parse_args(argv)
+    funcs, manifest = [], []
+    for kind, d, causal in entries(int(x) for x in a.dims.split(",")):
+        funcs.append(func_text(kind, d, causal))
+        manifest.append({"so": a.so, "func": func_name(kind, d, causal), "kind": kind,
+                         "dtype": "bf16", "head_dim": d, "causal": causal,
+                         "softcap": SOFTCAP if kind == "softcap_attr" else 0.0,
+                         "relbias_radius": RELBIAS_RADIUS})
+    with open(a.mlir, "w") as f:
+        f.write("// Generated by scripts/gen-mods-variants.py.\n")
+        f.write("\n".join(funcs))
+    with open(a.manifest, "w") as f:
+        json.dump(manifest, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""GPU checks of ALiBi, score_mod and mask_mod kernels (issue #11), for the H200.
+
+  gpu-mods-check.py --artifacts DIR [--quick] [--out F.json] [--no-timing]
+  gpu-mods-check.py --self-test      # CPU: the reference's own invariants
+
+DIR holds the artifact and mods-manifest.json that scripts/gen-mods-variants.py
+describes (compiled with scripts/flash-compile.sh). For every kernel and case
+(causal and not; GQA 8/8, 8/2, 8/1; Sq x Sk including ragged and Sq != Sk
+both ways; BHSD and BSHD storage) it draws fresh random bf16 inputs and
+captures, runs the kernel through the Python binding (captures=[...]) into
+NaN-poisoned outputs with guard zones, twice (bit-identical), and compares
+with a float32 reference written here in torch, independently of the
+compiler's reference library: bench/correctness.py's attention math with the
+modification below (class Mods) applied to the scores, and its verdict, FA2's
+tolerance rule (o_tolerance: error <= 2x that of PyTorch computing the same
+in bf16, plus a floor) with LSE within 1e-3 and rows that see no key at O = 0,
+LSE = -inf. Then the timing lines: softcap as a score_mod vs the softcap
+attribute, the document mask_mod vs the unmasked kernel, on the same shapes
+and tensors, median CUDA-event times in this one process.
+
+Exit status: 0 when every case passed (the timing is reported, not judged).
+
+Building the artifacts (on the compiler machine, once the IR side of issue
+#11 is merged; the H200 has no MLIR), then running on the H200:
+
+  python3 scripts/gen-mods-variants.py art-mods/mods.mlir art-mods/mods-manifest.json libmods.so
+  scripts/flash-compile.sh art-mods/mods.mlir art-mods/libmods.so --chip=sm_90a
+  python3 scripts/gpu-mods-check.py --artifacts art-mods --out mods.json
+  compute-sanitizer --tool memcheck python3 scripts/gpu-mods-check.py \
+      --artifacts art-mods --quick --no-timing        # and --tool racecheck
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import traceback
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for sub in ("python", "bench", "scripts"):
+    sys.path.insert(0, os.path.join(ROOT, sub))
+
+import correctness as C  # noqa: E402
+
+PAIRS = [(1, 1), (1, 300), (17, 17), (113, 255), (255, 113), (128, 128), (1000, 1024),
+         (1024, 1024), (2048, 2048)]
+QUICK_PAIRS = [(17, 17), (113, 255), (255, 113), (1024, 1024)]
+GQAS = [(8, 8), (8, 2), (8, 1)]
+# Documents of 1 to max(4, S / 3) tokens, capped here: at least ~3 per
+# sequence, so that blocks mix documents; prefix-LM prefixes up to Sk.
+MAX_DOC = 300
+TIMING_SHAPES = [(4, 16, 4096, 4096), (1, 16, 16384, 16384)]
+
+
+def _gen_variants():
+    """scripts/gen-mods-variants.py as a module (its name has dashes)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "gen_mods_variants", os.path.join(ROOT, "scripts", "gen-mods-variants.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class Mods:
+    """One kernel's score / mask modification and its capture tensors, the
+    float32 (or bf16, for the baseline) statement of what the MLIR regions
+    of gen-mods-variants.py compute, in the op's order: ALiBi, score_mod,
+    then the mask (causal / window AND mask_mod). i, j are the query and key
+    positions, b the batch, h the query head."""
+
+    def __init__(self, kind, b, hq, sq, sk, device, gen, radius, softcap):
+        import torch
+        self.kind, self.radius, self.softcap = kind, radius, softcap
+        self.i = torch.arange(sq, device=device).view(1, 1, sq, 1)
+        self.j = torch.arange(sk, device=device).view(1, 1, 1, sk)
+        self.sq, self.sk = sq, sk
+        self.captures = []
+        if gen is None:
+            return  # captures given by the caller
+        if kind == "alibi":  # FA2's slopes 2^(-8 h / Hq), h = 1..Hq
+            h = torch.arange(1, hq + 1, device=device, dtype=torch.float32)
+            self.captures = [torch.pow(2.0, -8.0 * h / hq)]
+        elif kind == "relbias":
+            self.captures = [torch.randn(hq, 2 * radius + 1, generator=gen, device=device)]
+        elif kind == "docmask":
+            s = max(sq, sk)
+            longest = min(MAX_DOC, max(4, s // 3))
+            lengths = torch.randint(1, longest + 1, (b, s), generator=gen, device=device)
+            starts = torch.cumsum(lengths, dim=1)  # doc d covers [starts[d-1], starts[d])
+            pos = torch.arange(s, device=device).expand(b, s).contiguous()
+            self.captures = [torch.searchsorted(starts, pos, right=True).to(torch.int32)]
+        elif kind == "prefixlm":
+            self.captures = [torch.randint(0, sk + 1, (b,), generator=gen, device=device,
+                                           dtype=torch.int32)]
+
+    def score(self, s):
+        import torch
+        if self.kind == "alibi":
+            slope = self.captures[0].view(1, -1, 1, 1)
+            dist = (self.i + (self.sk - self.sq) - self.j).abs()
+            return s - (slope * dist).to(s.dtype)
+        if self.kind == "relbias":
+            at = (self.j - self.i + self.radius).clamp(0, 2 * self.radius)
+            table = self.captures[0]  # [Hq, 2R + 1] -> [1, Hq, Sq, Sk]
+            bias = table[:, at.view(-1)].view(1, table.shape[0], self.sq, self.sk)
+            return s + bias.to(s.dtype)
+        if self.kind == "softcap_mod":
+            return self.softcap * torch.tanh(s / self.softcap)
+        return s
+
+    def mask(self, m):
+        if self.kind == "docmask":
+            doc = self.captures[0].long()  # [B, S]
+            di = doc[:, :self.sq].view(-1, 1, self.sq, 1)
+            dj = doc[:, :self.sk].view(-1, 1, 1, self.sk)
+            mod = di == dj
+        elif self.kind == "prefixlm":
+            prefix = self.captures[0].long().view(-1, 1, 1, 1)
+            mod = (self.j <= self.i) | (self.j < prefix)
+        else:
+            return m
+        return mod if m is None else mod & m
+
+
+class Case:
+    """One case, in the fields bench/correctness.py's helpers read."""
+
+    def __init__(self, idx, entry, b, hq, hkv, sq, sk, layout):
+        self.idx, self.entry = idx, entry
+        self.batch, self.hq, self.hkv, self.sq, self.sk, self.layout = b, hq, hkv, sq, sk, layout
+        self.large = False
+        self.name = (f"{entry['func']} B={b} Hq={hq} Hkv={hkv} Sq={sq} Sk={sk} {layout}")
+        self.seed = zlib.crc32(self.name.encode())
+
+    def as_dict(self):
+        return {"idx": self.idx, "name": self.name, "seed": self.seed}
+
+
+def make_cases(entries, quick):
+    cases = []
+    for e in entries:
+        if e["kind"] in ("plain", "softcap_attr") and quick:
+            continue  # the timing's baselines; run in full mode
+        for n, (sq, sk) in enumerate(QUICK_PAIRS if quick else PAIRS):
+            hq, hkv = GQAS[n % len(GQAS)]
+            layout = "bshd" if n % 2 else "bhsd"
+            b = 2 if sq * sk <= 1 << 20 else 1
+            cases.append(Case(len(cases), e, b, hq, hkv, sq, sk, layout))
+    return cases
+
+
+def semantics(kernel):
+    """The kernel's own statement of what it computes (its ABI record)."""
+    a = kernel.abi
+    return {"scale": float(a["scale"]), "softcap": float(a.get("softcap") or 0.0),
+            "causal": bool(a["causal"]), "window": C.common.norm_window(a.get("window")),
+            "dtype": a["dtype"], "head_dim": int(a["head_dim"]),
+            "head_dim_v": int(a.get("head_dim_v") or a["head_dim"]), "lse": bool(a["lse"])}
+
+
+def run_case(kernel, case, radius, softcap, device="cuda"):
+    import torch
+    abi = semantics(kernel)
+    res = case.as_dict()
+    why = []
+    q, k, v = C.make_inputs(case, abi, device)
+    gen = torch.Generator(device=device)
+    gen.manual_seed(case.seed + 1)
+    mods = Mods(case.entry["kind"], case.batch, case.hq, case.sq, case.sk, device, gen,
+                radius, softcap)
+    oshape = (case.batch, case.hq, case.sq, abi["head_dim_v"])
+    lshape = (case.batch, case.hq, case.sq)
+
+    def call():
+        return C.guarded_call(
+            lambda out, lse: kernel(q, k, v, out=out, lse=lse, captures=mods.captures),
+            oshape, lshape, case.layout, q.dtype, device, C.GUARD, why)
+
+    out, lse = call()
+    nan_o = C.check_written_and_repeatable(out, lse, call, True, why)
+    ref_o, ref_l = C.attention_math(q, k, v, abi, torch.float32, mods)
+    base_o = C.attention_math(q, k, v, abi, q.dtype, mods)[0]
+    C.check_outputs(out, lse, ref_o, ref_l, base_o, abi["dtype"], C.ATOL_FLOOR, nan_o, res,
+                    why)
+    res["ok"] = not why
+    if why:
+        res["why"] = "; ".join(dict.fromkeys(why))
+    return res
+
+
+def median_ms(fn, warmup=5, reps=30):
+    import torch
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times)
+
+
+def timing(kernels, log):
+    """Pairs on the same shapes and tensors, one process: (what, ours, baseline)."""
+    import torch
+    rows = []
+    pairs = [("softcap_mod", "softcap_attr"), ("docmask", "plain")]
+    for (mine, base) in pairs:
+        for d in (64, 128):
+            for causal in (False, True):
+                key = lambda kind: f"mods_{kind}_bf16_d{d}{'_causal' if causal else ''}"  # noqa
+                if key(mine) not in kernels or key(base) not in kernels:
+                    continue
+                km, kb = kernels[key(mine)], kernels[key(base)]
+                for (b, h, sq, sk) in TIMING_SHAPES:
+                    gen = torch.Generator(device="cuda")
+                    gen.manual_seed(b * h + sq)
+                    q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
+                                           dtype=torch.bfloat16) for s in (sq, sk, sk))
+                    mods = Mods(mine, b, h, sq, sk, "cuda", gen, 0, 30.0)
+                    out = torch.empty_like(q)
+                    lse = torch.empty(b, h, sq, device="cuda")
+                    t_m = median_ms(lambda: km(q, k, v, out=out, lse=lse,
+                                               captures=mods.captures))
+                    t_b = median_ms(lambda: kb(q, k, v, out=out, lse=lse))
+                    row = {"mine": key(mine), "base": key(base), "shape": [b, h, sq, sk],
+                           "ms": t_m, "base_ms": t_b, "ratio": t_m / t_b}
+                    rows.append(row)
+                    log(f"timing {key(mine)} vs {key(base)} B={b} H={h} S={sq}x{sk}: "
+                        f"{t_m:.3f} ms vs {t_b:.3f} ms, ratio {t_m / t_b:.3f}")
+    return rows
+
+
+def self_test(log):
+    """CPU: the reference's invariants, and the tolerance rule catching a
+    wrong mask (the check must be able to fail)."""
+    import torch
+    gen = torch.Generator()
+    gen.manual_seed(7)
+    b, hq, hkv, sq, sk, d = 2, 4, 2, 37, 53, 32
+    q, k, v = (torch.randn(b, h, s, d, generator=gen, dtype=torch.bfloat16)
+               for h, s in ((hq, sq), (hkv, sk), (hkv, sk)))
+    abi = {"scale": d ** -0.5, "softcap": 0.0, "causal": False, "window": (-1, -1)}
+    plain = C.attention_math(q, k, v, abi, torch.float32)
+    failures = []
+
+    def same(what, a, ref, tol=1e-5):
+        err = C.max_err(a[0], ref[0])
+        ok = err <= tol
+        log(f"self-test {what}: max err {err:.3g} {'ok' if ok else 'FAIL'}")
+        if not ok:
+            failures.append(what)
+
+    def mods(kind, fill=None):
+        m = Mods(kind, b, hq, sq, sk, "cpu", gen, 4, 30.0)
+        if fill is not None:
+            m.captures[0].fill_(fill)
+        return m
+
+    capped = C.attention_math(q, k, v, dict(abi, softcap=30.0), torch.float32)
+    same("softcap as score_mod == attribute", C.attention_math(
+        q, k, v, abi, torch.float32, mods("softcap_mod")), capped)
+    same("one document == no mask", C.attention_math(
+        q, k, v, abi, torch.float32, mods("docmask", 0)), plain)
+    same("zero slopes == no ALiBi", C.attention_math(
+        q, k, v, abi, torch.float32, mods("alibi", 0.0)), plain)
+    same("zero bias table == no bias", C.attention_math(
+        q, k, v, abi, torch.float32, mods("relbias", 0.0)), plain)
+    # Prefix 0 with Sq == Sk: causal (j <= i).
+    n = min(sq, sk)
+    qs, ks, vs = q[:, :, :n], k[:, :, :n], v[:, :, :n]
+    m = Mods("prefixlm", b, hq, n, n, "cpu", gen, 0, 0.0)
+    m.captures[0].zero_()
+    same("prefix 0 == causal", C.attention_math(qs, ks, vs, abi, torch.float32, m),
+         C.attention_math(qs, ks, vs, dict(abi, causal=True), torch.float32))
+    # ALiBi by hand on one element: s - slope[h] |i + Sk - Sq - j|.
+    m = mods("alibi")
+    s = torch.zeros(1, hq, sq, sk)
+    h, i, j = 3, 5, 40
+    want = -float(m.captures[0][h]) * abs(i + sk - sq - j)
+    got = float(m.score(s)[0, h, i, j])
+    log(f"self-test ALiBi element: {got:.6g} vs {want:.6g} {'ok' if got == want else 'FAIL'}")
+    if got != want:
+        failures.append("alibi element")
+    # The verdict must catch a kernel that ignored the mask_mod.
+    doc = mods("docmask")
+    ref = C.attention_math(q, k, v, abi, torch.float32, doc)
+    base = C.attention_math(q, k, v, abi, torch.bfloat16, doc)[0]
+    res, why = {}, []
+    C.check_outputs(plain[0].to(torch.bfloat16), plain[1], ref[0], ref[1], base, "bf16",
+                    C.ATOL_FLOOR, 0, res, why)
+    log(f"self-test an unmasked kernel fails the docmask check: {'ok' if why else 'FAIL'}")
+    if not why:
+        failures.append("planted mask bug not caught")
+    res, why = {}, []
+    C.check_outputs(base, ref[1], ref[0], ref[1], base, "bf16", C.ATOL_FLOOR, 0, res, why)
+    log(f"self-test the bf16 baseline itself passes: {'FAIL ' + str(why) if why else 'ok'}")
+    if why:
+        failures.append("baseline rejected")
+    # run_case's plumbing on the CPU: a stand-in kernel computing the
+    # reference from the captures it is given passes every kind; one that
+    # drops its captures fails the kinds that read them.
+    gv = _gen_variants()
+    for kind in gv.KINDS:
+        for honest in (True, False):
+            entry = {"func": f"mods_{kind}_bf16_d32", "kind": kind}
+            case = Case(0, entry, 2, 4, 2, 19, 45, "bshd")
+            kernel = _HostKernel(kind, honest, gv.RELBIAS_RADIUS, gv.SOFTCAP)
+            res = run_case(kernel, case, gv.RELBIAS_RADIUS, gv.SOFTCAP, device="cpu")
+            want = honest or not kernel.reads_captures()
+            log(f"self-test run_case {kind} {'honest' if honest else 'captures dropped'}: "
+                f"{'passed' if res['ok'] else 'failed'} {'ok' if res['ok'] == want else 'FAIL'}")
+            if res["ok"] != want:
+                failures.append(f"run_case {kind} {honest}")
+    return not failures
+
+
+class _HostKernel:
+    """A stand-in for flashmlir.Kernel in --self-test: the float32 reference
+    on the CPU, rounded to bf16, written into out= / lse=; with honest=False
+    it drops its captures (as a kernel that never read them)."""
+
+    def __init__(self, kind, honest, radius, softcap):
+        self.kind, self.honest, self.radius, self.softcap = kind, honest, radius, softcap
+        self.abi = {"scale": 32 ** -0.5, "causal": False, "window": [-1, -1], "dtype": "bf16",
+                    "head_dim": 32, "head_dim_v": 32, "lse": True,
+                    "softcap": softcap if kind == "softcap_attr" else 0.0}
+
+    def reads_captures(self):
+        return self.kind in ("alibi", "relbias", "docmask", "prefixlm")
+
+    def __call__(self, q, k, v, out, lse, captures=()):
+        import torch
+        mods = Mods(self.kind, q.shape[0], q.shape[1], q.shape[2], k.shape[2], "cpu", None,
+                    self.radius, self.softcap)
+        mods.captures = list(captures)
+        if not self.honest and self.reads_captures():
+            mods.kind = "plain"
+        o, l = C.attention_math(q, k, v, semantics(self), torch.float32, mods)
+        out.copy_(o.to(out.dtype))
+        lse.copy_(l)
+        return out, lse
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--artifacts")
+    p.add_argument("--manifest", default="mods-manifest.json")
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--no-timing", action="store_true")
+    p.add_argument("--out")
+    p.add_argument("--self-test", action="store_true")
+    a = p.parse_args(argv)
+    log = print
+    if a.self_test:
+        return 0 if self_test(log) else 1
+    if not a.artifacts:
+        p.error("--artifacts DIR is required (or --self-test)")
+    import torch
+    import flashmlir
+    gv = _gen_variants()
+    entries = C.common.read_manifest(a.artifacts, a.manifest)
+    kernels = {e["func"]: flashmlir.Kernel(e["path"], e["func"]) for e in entries}
+    results = []
+    for case in make_cases(entries, a.quick):
+        try:
+            res = run_case(kernels[case.entry["func"]], case, gv.RELBIAS_RADIUS, gv.SOFTCAP)
+        except Exception as ex:  # noqa: BLE001
+            res = case.as_dict()
+            res.update(ok=False, why=f"{type(ex).__name__}: {str(ex)[:300]}")
+            traceback.print_exc()
+        results.append(res)
+        if not res["ok"]:
+            log(f"FAIL #{case.idx} {case.name} seed={case.seed}: {res['why']}")
+        if case.sq * case.sk >= 1 << 22:
+            torch.cuda.empty_cache()
+    passed = sum(bool(r["ok"]) for r in results)
+    log(f"mods correctness: {passed}/{len(results)} passed")
+    rows = [] if a.no_timing else timing(kernels, log)
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump({"cases": results, "timing": rows}, f, indent=1)
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
