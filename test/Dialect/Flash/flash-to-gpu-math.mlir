@@ -56,34 +56,31 @@
 // CHECK-NEXT: %[[COL0:.*]] = arith.muli %[[BLK]], %c32 : index
 // WG: nvvm.wgmma.mma_async
 // MMA: nvvm.mma.sync
-// The mask generic per register: linalg.index 0 is the register's row
-// 16 * warp + g (16 * warp is shared with the GEMM's addressing),
-// linalg.index 1 its column 2 * (lane % 4).
+// The mask generic per register: row + linalg.index 0 is row0 + the
+// thread's row 16 * warp + g (16 * warp is shared with the GEMM's
+// addressing) plus a per-register constant, col + linalg.index 1 is
+// col0 + 2 * (lane % 4) plus one: each register adds only its constant.
 // CHECK: %[[R:.*]] = arith.addi %[[WROW:.*]], %[[G]] : index
-// CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
 // CHECK-NEXT: %[[QROW:.*]] = arith.addi %[[ROW0]], %[[R]] : index
+// CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
 // CHECK-NEXT: %[[J:.*]] = arith.addi %[[COL0]], %[[TQ2]] : index
 // CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
 // CHECK-NEXT: %[[END:.*]] = arith.cmpi slt, %[[J]], %[[SK]] : index
 // CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[DIAG]] : index
 // CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[END]], %[[CAUSAL]] : i1
 // CHECK-NEXT: %[[S0:.*]] = arith.select %[[VIS]], %{{.*}}, %[[NINF]] : f32
-// CHECK-NEXT: %[[TQ21:.*]] = arith.addi %[[TQ2]], %c1 : index
-// CHECK-NEXT: %[[J1:.*]] = arith.addi %[[COL0]], %[[TQ21]] : index
+// CHECK-NEXT: %[[J1:.*]] = arith.addi %[[J]], %c1 : index
 // CHECK-NEXT: %[[END1:.*]] = arith.cmpi slt, %[[J1]], %[[SK]] : index
 // CHECK-NEXT: %[[CAUSAL1:.*]] = arith.cmpi sle, %[[J1]], %[[DIAG]] : index
 // CHECK-NEXT: %[[VIS1:.*]] = arith.andi %[[END1]], %[[CAUSAL1]] : i1
 // CHECK-NEXT: %[[S1:.*]] = arith.select %[[VIS1]], %{{.*}}, %[[NINF]] : f32
-// The second row of the thread: g + 8, same columns.
-// CHECK-NEXT: %[[G8:.*]] = arith.addi %[[G]], %c8 : index
-// CHECK-NEXT: %[[R8:.*]] = arith.addi %[[WROW]], %[[G8]] : index
-// CHECK-NEXT: %[[QROW8:.*]] = arith.addi %[[ROW0]], %[[R8]] : index
+// The second row of the thread: 8 rows on, same columns.
+// CHECK-NEXT: %[[QROW8:.*]] = arith.addi %[[QROW]], %c8 : index
 // CHECK-NEXT: %[[DIAG8:.*]] = arith.addi %[[QROW8]], %[[OFF]] : index
 // CHECK-NEXT: %[[CAUSAL8:.*]] = arith.cmpi sle, %[[J]], %[[DIAG8]] : index
 // CHECK-NEXT: %[[VIS8:.*]] = arith.andi %[[END]], %[[CAUSAL8]] : i1
 // The next n-tile: 8 columns on.
-// CHECK: %[[TQ28:.*]] = arith.addi %[[TQ2]], %c8 : index
-// CHECK-NEXT: %[[J8:.*]] = arith.addi %[[COL0]], %[[TQ28]] : index
+// CHECK: %[[J8:.*]] = arith.addi %[[J]], %c8 : index
 // Row max of the first row: the in-thread tree, the running max m, then
 // the quad (xor 1, 2).
 // CHECK: llvm.call_intrinsic "llvm.maxnum.f32"(%[[S0]], %[[S1]])
@@ -183,8 +180,8 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 // CHECK-NEXT: %[[TH:.*]] = llvm.inline_asm "tanh.approx.f32 $0, $1;", "=f,f" %[[PX]] : (f32) -> f32
 // CHECK-NEXT: %[[SC0:.*]] = arith.mulf %[[TH]], %[[CAP]] fastmath<contract> : f32
 // CHECK: %[[R:.*]] = arith.addi %[[WROW:.*]], %[[G]] : index
-// CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
 // CHECK-NEXT: %[[QROW:.*]] = arith.addi %[[ROW0]], %[[R]] : index
+// CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
 // CHECK-NEXT: %[[J:.*]] = arith.addi %[[COL0]], %[[TQ2]] : index
 // CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
 // CHECK-NEXT: %[[END:.*]] = arith.cmpi slt, %[[J]], %[[SK]] : index
