@@ -60,7 +60,12 @@ extern "C" FLASHRT_API int flashrt_invoke(void *entry, int nargs,
   if (!entry)
     return recordError(FLASHRT_ERR_INVALID_ARGUMENT,
                        "flashrt_invoke: the entry is NULL");
-  if (nargs > 0 && !args)
+  // The count first: the NULL checks below must not read past args.
+  if (nargs < 1 || nargs > 6)
+    return recordError(FLASHRT_ERR_INVALID_ARGUMENT,
+                       "flashrt_invoke: takes 1 to 6 arguments, not " +
+                           std::to_string(nargs));
+  if (!args)
     return recordError(FLASHRT_ERR_INVALID_ARGUMENT,
                        "flashrt_invoke: args is NULL");
   for (int i = 0; i < nargs; ++i)
