@@ -84,20 +84,9 @@ protected:
               FLASHRT_OK);
     return ptr;
   }
-  /// A row-major tensor.
   static flashrt_tensor tensor(void *data, int32_t dtype,
                                std::vector<int64_t> sizes) {
-    flashrt_tensor t = {};
-    t.data = data;
-    t.rank = int32_t(sizes.size());
-    t.dtype = dtype;
-    int64_t stride = 1;
-    for (int i = t.rank - 1; i >= 0; --i) {
-      t.sizes[i] = sizes[i];
-      t.strides[i] = stride;
-      stride *= sizes[i];
-    }
-    return t;
+    return rowMajor(data, dtype, sizes);
   }
 
   int run(int n = 2) {

@@ -453,17 +453,7 @@ void *deviceCopy(std::vector<void *> &buffers, const std::vector<T> &host) {
 }
 
 flashrt_tensor i32Tensor(void *data, std::vector<int64_t> sizes) {
-  flashrt_tensor t = {};
-  t.data = data;
-  t.rank = int32_t(sizes.size());
-  t.dtype = FLASHRT_DTYPE_I32;
-  int64_t stride = 1;
-  for (int i = t.rank - 1; i >= 0; --i) {
-    t.sizes[i] = sizes[i];
-    t.strides[i] = stride;
-    stride *= sizes[i];
-  }
-  return t;
+  return rowMajor(data, FLASHRT_DTYPE_I32, sizes);
 }
 
 

@@ -13,8 +13,25 @@
 #include <cstdint>
 #include <dlfcn.h>
 #include <string>
+#include <vector>
 
 namespace flashrt_test {
+
+/// A row-major tensor of `sizes` at `data`.
+inline flashrt_tensor rowMajor(void *data, int32_t dtype,
+                               const std::vector<int64_t> &sizes) {
+  flashrt_tensor t = {};
+  t.data = data;
+  t.rank = int32_t(sizes.size());
+  t.dtype = dtype;
+  int64_t stride = 1;
+  for (int i = t.rank - 1; i >= 0; --i) {
+    t.sizes[i] = sizes[i];
+    t.strides[i] = stride;
+    stride *= sizes[i];
+  }
+  return t;
+}
 
 /// Shapes of one attention problem.
 struct Problem {
