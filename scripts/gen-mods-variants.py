@@ -12,6 +12,10 @@ score_mod / mask_mod regions; block arguments b, h, i, j then the captures):
   relbias       score_mod: s + table[h, clamp(j - i + R, 0, 2R)], table f32
                 [Hq, 2R + 1] (R = RELBIAS_RADIUS), a captured bias table
   softcap_mod   score_mod: 30 tanh(s / 30), softcap written as a region
+                (IEEE division, as arith.divf is on both targets)
+  softcap_fast  the same with `arith.divf ... fastmath<arcp>`: division
+                by the constant may become a multiply by its reciprocal,
+                as the softcap attribute's own scale/cap multiply does
   softcap_attr  the softcap = 30.0 attribute (the timing's baseline)
   docmask       mask_mod: doc[b, i] == doc[b, j], doc i32 [B, S] (document
                 mask from captured ids, S >= max(Sq, Sk))
@@ -36,7 +40,8 @@ from flashmlir.variants import Variant  # noqa: E402
 
 RELBIAS_RADIUS = 128
 SOFTCAP = 30.0
-KINDS = ("alibi", "relbias", "softcap_mod", "softcap_attr", "docmask", "prefixlm", "plain")
+KINDS = ("alibi", "relbias", "softcap_mod", "softcap_fast", "softcap_attr", "docmask", "prefixlm",
+         "plain")
 
 STRIDED = "strided<[?, ?, ?, 1], offset: ?>"
 
@@ -64,6 +69,12 @@ SCORE_MODS = {
     "softcap_mod": (None, f"""\
         %cap = arith.constant {SOFTCAP} : f32
         %x = arith.divf %s, %cap : f32
+        %t = math.tanh %x : f32
+        %r = arith.mulf %t, %cap : f32
+        flash.yield %r : f32"""),
+    "softcap_fast": (None, f"""\
+        %cap = arith.constant {SOFTCAP} : f32
+        %x = arith.divf %s, %cap fastmath<arcp> : f32
         %t = math.tanh %x : f32
         %r = arith.mulf %t, %cap : f32
         flash.yield %r : f32"""),

@@ -13,7 +13,7 @@
 // tanh as tanh.approx, log through lg2.approx, fma and max as intrinsics;
 // the other arith ops (index arithmetic, casts, compares, selects) are
 // cloned, math.absi/absf become max(x, -x) / fabs; a memref.load of a capture (a score_mod or
-// mask_mod operand) is a clamped read-only global load (Memory.cpp).
+// mask_mod operand) is a read-only global load (Memory.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -270,10 +270,13 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     auto select = [&](Operation &o) -> Value {
       if (isa<linalg::IndexOp>(o))
         return m.lookup(o.getResult(0));
+      // A tile position (no overflow: below the sequence length plus a
+      // tile), nsw so that a capture load folds the constant into its
+      // address.
       if (auto it = offsetAdds.find(&o); it != offsetAdds.end())
-        return add(it->second.first,
-                   c(it->second.second == 0 ? mt * 16 * warps + 8 * h
-                                            : 8 * nt + e));
+        return addNsw(it->second.first,
+                      c(it->second.second == 0 ? mt * 16 * warps + 8 * h
+                                               : 8 * nt + e));
       return selectScalar(o, m);
     };
     if (failed(cloneBody(body, m, narrow, outside, select)))

@@ -142,14 +142,16 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   return clone->getResult(cast<OpResult>(v).getResultNumber());
 }
 
-Value KernelEmitter::elementOffset(KernelTensor &kt, ValueRange indices) {
+Value KernelEmitter::elementOffset(KernelTensor &kt, ValueRange indices,
+                                   bool nsw) {
   Value off = c(0);
   for (auto [i, stride] : llvm::zip(indices, kt.strides))
-    off = add(off, mul(i, stride));
+    off = nsw ? addNsw(off, mulNsw(i, stride)) : add(off, mul(i, stride));
   return off;
 }
 
-KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim) {
+KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim,
+                                      bool staticLayout) {
   auto type = cast<MemRefType>(memref.getType());
   KernelTensor kt;
   kt.eltBytes = type.getElementTypeBitWidth() / 8;
@@ -163,9 +165,28 @@ KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim) {
   Value ptr = LLVM::IntToPtrOp::create(host, loc, LLVM::LLVMPointerType::get(ctx),
                                        alignedI64);
   Value ptrArg = capture(ptr);
-  Value offset = capture(meta.getOffset());
-  for (Value stride : meta.getStrides())
-    kt.strides.push_back(capture(stride));
+  // With `staticLayout`, the strides and offset the type knows are
+  // constants in the kernel (a capture's unit innermost stride lets LLVM
+  // fold its per-register index constants into the load's immediate
+  // offset); the others are arguments. The tile tensors keep every stride
+  // an argument: their copies use them once per block, and constants there
+  // only reshuffle the paged decode kernels' registers (more spills).
+  SmallVector<int64_t> staticStrides;
+  int64_t staticOffset = ShapedType::kDynamic;
+  if (!staticLayout ||
+      failed(type.getStridesAndOffset(staticStrides, staticOffset))) {
+    staticStrides.assign(type.getRank(), ShapedType::kDynamic);
+    staticOffset = ShapedType::kDynamic;
+  }
+  OpBuilder top = OpBuilder::atBlockBegin(&func.getBody().front());
+  auto known = [&](int64_t v, Value dynamic) -> Value {
+    if (ShapedType::isDynamic(v))
+      return capture(dynamic);
+    return arith::ConstantIndexOp::create(top, loc, v);
+  };
+  Value offset = known(staticOffset, meta.getOffset());
+  for (auto [s, stride] : llvm::zip(staticStrides, meta.getStrides()))
+    kt.strides.push_back(known(s, stride));
   if (seqDim >= 2) {
     kt.strideB = kt.strides[seqDim - 2];
     kt.strideH = kt.strides[seqDim - 1];

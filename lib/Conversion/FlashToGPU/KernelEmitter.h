@@ -106,8 +106,6 @@ struct KernelTensor {
   Value strideB, strideH, strideS;
   /// Every dimension's stride (kernel side).
   SmallVector<Value> strides;
-  /// A capture's largest index per dimension (size - 1), for clamping.
-  SmallVector<Value> lastIndex;
   int64_t eltBytes;
 };
 
@@ -151,12 +149,16 @@ private:
   Value capture(Value hostValue);
   /// A host memref in the kernel; `seqDim` names the sequence dimension
   /// (strideS; strideB/H are the two before it), -1 for none.
-  KernelTensor liftTensor(Value memref, int64_t seqDim = 2);
-  /// Element offset of `indices` in `kt`.
-  Value elementOffset(KernelTensor &kt, ValueRange indices);
+  KernelTensor liftTensor(Value memref, int64_t seqDim = 2,
+                          bool staticLayout = false);
+  /// The element offset of `indices`; with `nsw` its adds and multiplies
+  /// promise no signed overflow (true of in-bounds indices: the runtime
+  /// refuses tensors of 2 GiB or more), which lets LLVM split constant
+  /// index parts off into the load's immediate offset.
+  Value elementOffset(KernelTensor &kt, ValueRange indices, bool nsw = false);
   /// A memref.load of a capture (a memref from outside the grid) in a tile
-  /// computation, at the kernel's `indices`: a read-only global load with
-  /// the indices clamped into the tensor (Memory.cpp).
+  /// computation, at the kernel's `indices`: a read-only global load
+  /// (Memory.cpp).
   Value loadCapture(memref::LoadOp load, ValueRange indices);
 
   // --- Small builders ------------------------------------------------------
@@ -168,6 +170,12 @@ private:
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   }
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value addNsw(Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y, arith::IntegerOverflowFlags::nsw);
+  }
+  Value mulNsw(Value x, Value y) {
+    return arith::MulIOp::create(b, loc, x, y, arith::IntegerOverflowFlags::nsw);
+  }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {

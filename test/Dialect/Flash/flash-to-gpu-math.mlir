@@ -69,18 +69,18 @@
 // CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[DIAG]] : index
 // CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[END]], %[[CAUSAL]] : i1
 // CHECK-NEXT: %[[S0:.*]] = arith.select %[[VIS]], %{{.*}}, %[[NINF]] : f32
-// CHECK-NEXT: %[[J1:.*]] = arith.addi %[[J]], %c1 : index
+// CHECK-NEXT: %[[J1:.*]] = arith.addi %[[J]], %c1 overflow<nsw> : index
 // CHECK-NEXT: %[[END1:.*]] = arith.cmpi slt, %[[J1]], %[[SK]] : index
 // CHECK-NEXT: %[[CAUSAL1:.*]] = arith.cmpi sle, %[[J1]], %[[DIAG]] : index
 // CHECK-NEXT: %[[VIS1:.*]] = arith.andi %[[END1]], %[[CAUSAL1]] : i1
 // CHECK-NEXT: %[[S1:.*]] = arith.select %[[VIS1]], %{{.*}}, %[[NINF]] : f32
 // The second row of the thread: 8 rows on, same columns.
-// CHECK-NEXT: %[[QROW8:.*]] = arith.addi %[[QROW]], %c8 : index
+// CHECK-NEXT: %[[QROW8:.*]] = arith.addi %[[QROW]], %c8 overflow<nsw> : index
 // CHECK-NEXT: %[[DIAG8:.*]] = arith.addi %[[QROW8]], %[[OFF]] : index
 // CHECK-NEXT: %[[CAUSAL8:.*]] = arith.cmpi sle, %[[J]], %[[DIAG8]] : index
 // CHECK-NEXT: %[[VIS8:.*]] = arith.andi %[[END]], %[[CAUSAL8]] : i1
 // The next n-tile: 8 columns on.
-// CHECK: %[[J8:.*]] = arith.addi %[[J]], %c8 : index
+// CHECK: %[[J8:.*]] = arith.addi %[[J]], %c8 overflow<nsw> : index
 // Row max of the first row: the in-thread tree, the running max m, then
 // the quad (xor 1, 2).
 // CHECK: llvm.call_intrinsic "llvm.maxnum.f32"(%[[S0]], %[[S1]])

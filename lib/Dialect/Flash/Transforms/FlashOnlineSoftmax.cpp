@@ -139,21 +139,25 @@ void expandUpdate(RewriterBase &rewriter, TileUpdateOp op) {
   // S[r, c] = score_mod(S[r, c], i, j), then -inf unless mask_mod(i, j),
   // at i = row + r, j = col + c clamped into the sequences: the regions may
   // index captures by them, and the tail rows and keys they would otherwise
-  // see are discarded or masked anyway.
+  // see are discarded or masked anyway. An unmasked block lies inside the
+  // key sequence (flash-tile proved it fully visible), so only a masked
+  // one clamps j: a per-element min the GPU would pay on every block.
   Region &scoreMod = op.getScoreMod(), &maskMod = op.getMaskMod();
   if (!scoreMod.empty() || !maskMod.empty()) {
     IndexBuilder ob{rewriter, op.getLoc()};
     Value lastRow = ob.sub(op.getSeqQ(), ob.c(1));
-    Value lastCol = ob.sub(op.getSeqK(), ob.c(1));
     Value row = op.getRow(), col = op.getCol();
+    bool clampCol = op.getMasked();
+    Value lastCol = clampCol ? ob.sub(op.getSeqK(), ob.c(1)) : Value();
     s = tb.generic(
         {}, s, {tb.id2()}, {par, par},
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
           IndexBuilder ib{b, l};
           Value i = ib.min(ib.add(row, linalg::IndexOp::create(b, l, 0)),
                            lastRow);
-          Value j = ib.min(ib.add(col, linalg::IndexOp::create(b, l, 1)),
-                           lastCol);
+          Value j = ib.add(col, linalg::IndexOp::create(b, l, 1));
+          if (clampCol)
+            j = ib.min(j, lastCol);
           Value x = a[0];
           if (!scoreMod.empty())
             x = inlineModRegion(b, scoreMod, {x, i, j});
