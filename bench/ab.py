@@ -9,9 +9,10 @@ both builds on the same tensors.
 Timing. A sample is the median of `reps` CUDA-event-timed calls with the
 L2 cache flushed before each (as triton's do_bench, which benchmark.py and
 decode.py use); reps is chosen per row so that a sample holds about
---sample-ms of kernel time, the same for A and B. A round times A, B, B, A
-(ABBA: a drift linear in time cancels within the round), and its paired
-ratio is speed B / speed A = (A1 + A2) / (B1 + B2). Per row the median of
+--sample-ms of kernel time, the same for A and B, both writing the same
+O/LSE buffers. A round times A, B, B, A (ABBA: a drift linear in time
+cancels within the round), and its paired ratio is speed B / speed A =
+(A1 + A2) / (B1 + B2). Per row the median of
 --rounds paired ratios decides (below the bar when it is < --min-ratio);
 the 25th-75th percentiles and min/max of the ratios are printed so that
 the noise is visible ('~' after the verdict: the bar lies inside [p25, p75]).
@@ -239,7 +240,8 @@ def fa2_row(row, kerns, timer, args):
     r = {"max_diff": info.get("max_diff_a"), "tol": info.get("tol_slice"),
          "err_slice": info.get("err_slice")}
     lse_vs_a(outs["b"][1], outs["a"][1], why, r)
-    calls = {s: (lambda s=s: kerns[s](q, k, v, out=outs[s][0], lse=outs[s][1])) for s in SIDES}
+    o, lse = outs["a"]  # timed into the same buffers: only the kernel differs
+    calls = {s: (lambda s=s: kerns[s](q, k, v, out=o, lse=lse)) for s in SIDES}
     r.update(time_row(calls, args, timer))
     fl = B.flops(batch, nheads, seqlen, seqlen, hdim, causal)
     r.update(flops=fl, **{f"{s}_tflops": fl / r[f"{s}_ms"] / 1e9 for s in SIDES})
@@ -261,8 +263,7 @@ def decode_row(row, kerns, sems, timer, args):
     why += D.check_speed(out_b, lse_b, q, k, v, sem, {"A": out_a}, r)
     r["max_diff"] = r.pop("diff_A")
     lse_vs_a(lse_b, lse_a, why, r)
-    calls = {x: (lambda x=x: kerns[x](q, k, v, out=outs[x][0], lse=outs[x][1], **extra))
-             for x in SIDES}
+    calls = {x: (lambda x=x: kerns[x](q, k, v, out=out_a, lse=lse_a, **extra)) for x in SIDES}
     r.update(time_row(calls, args, timer))
     r["kv_bytes"] = D.kv_bytes(b, sem["hkv"], s, sem["head_dim"])
     r.update({f"{x}_tbps": D.tbps(r["kv_bytes"], r[f"{x}_ms"]) for x in SIDES})
