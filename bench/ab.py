@@ -270,7 +270,7 @@ def decode_row(row, kerns, sems, timer, args):
     return r, why
 
 
-def load(args, loader):
+def load(args):
     """Per side: suite entries and/or the decode entry, with 'path' set."""
     ents = {}
     for s, d in (("a", args.a), ("b", args.b)):
@@ -366,7 +366,7 @@ def main(argv=None):
         return 0
     loader = common.KernelLoader(None).get
     try:
-        ents = load(args, loader)
+        ents = load(args)
     except (OSError, ValueError) as ex:
         print(f"error: {ex}", file=sys.stderr)
         return 2

@@ -9,7 +9,6 @@ slower B is below the bar, a B with wrong outputs or another ABI fails).
   python3 bench/test_ab_logic.py        # ends with 'N passed, N failed'
 """
 import io
-import math
 import os
 import sys
 from contextlib import redirect_stdout
