@@ -413,10 +413,58 @@ def prepare_sdpa(name, backend, q, k, v, scale, notes):
         return None, None, f"refused: {first}; repeat_interleave: {type(ex).__name__}: {str(ex)[:160]}"
 
 
+def speed_inputs(b, s, sem, device="cuda"):
+    """The speed table's tensors at batch b x KV length s (also bench/ab.py's):
+    Q [B, Hq, Sq, D], K/V [B, Hkv, S, D] from one generator seeded by the
+    shape, full kv_lens when the entry takes them (in `extra`), NaN-filled
+    O and LSE (None without LSE). Returns (q, k, v, extra, out, lse)."""
+    import torch
+    dt = common.torch_dtype(sem["dtype"])
+    hq, hkv, d, sq = sem["hq"], sem["hkv"], sem["head_dim"], sem["sq"]
+    gen = torch.Generator(device=device)
+    gen.manual_seed(b * 1000003 + s)
+    q = torch.randn(b, hq, sq, d, generator=gen, device=device, dtype=dt)
+    k = torch.randn(b, hkv, s, d, generator=gen, device=device, dtype=dt)
+    v = torch.randn(b, hkv, s, d, generator=gen, device=device, dtype=dt)
+    extra = {}
+    if sem["kv_lens"]:
+        extra["kv_lens"] = torch.full((b,), s, dtype=torch.int32, device=device)
+    out = torch.full((b, hq, sq, d), float("nan"), device=device, dtype=dt)
+    lse = torch.full((b, hq, sq), float("nan"), device=device, dtype=torch.float32) \
+        if sem["lse"] else None
+    return q, k, v, extra, out, lse
+
+
+def check_speed(out, lse, q, k, v, sem, others, r):
+    """FA2's rule for a speed-table output against the float32 reference,
+    max|ours - X| <= 2 x tol for each output X of `others` (name -> O), and
+    the LSE bound. Sets err, base_err, tol, X_err, diff_X, lse_err in r;
+    returns the failures (empty when all hold)."""
+    ref_o, ref_l = reference(q, k, v, None, sem)
+    base_err = C.max_err(baseline(q, k, v, None, sem), ref_o)
+    tol = C.o_tolerance(base_err)
+    err = C.max_err(out, ref_o)
+    r.update(err=err, base_err=base_err, tol=tol)
+    why = []
+    if not err <= tol:
+        why.append(f"err {err:.3g} > tol {tol:.3g}")
+    for name, o in others.items():
+        r[f"{name}_err"] = C.max_err(o, ref_o)
+        diff = C.max_err(out, o.float())
+        r[f"diff_{name}"] = diff
+        if not diff <= 2 * tol:
+            why.append(f"max|ours - {name}| {diff:.3g} > 2 x tol {tol:.3g}")
+    if lse is not None:
+        lerr, bad = C.lse_errors(lse, ref_l)
+        r["lse_err"] = float(lerr.max())
+        if bool(bad.any()):
+            why.append(f"LSE err {r['lse_err']:.3g}")
+    return why
+
+
 def run_speed(entry, kern, sem, shapes, args, notes, log=print, device="cuda"):
     import torch
     rows = []
-    dt = common.torch_dtype(sem["dtype"])
     hq, hkv, d, sq = sem["hq"], sem["hkv"], sem["head_dim"], sem["sq"]
     scale = sem["scale"]
     backends = {n: be for n, be in torch_backends().items() if n in args.backends.split(",")}
@@ -424,17 +472,7 @@ def run_speed(entry, kern, sem, shapes, args, notes, log=print, device="cuda"):
         r = {"batch": b, "kv_len": s, "hq": hq, "hkv": hkv, "head_dim": d, "seq_q": sq,
              "dtype": sem["dtype"], "func": entry["func"], "kv_bytes": kv_bytes(b, hkv, s, d)}
         try:
-            gen = torch.Generator(device=device)
-            gen.manual_seed(b * 1000003 + s)
-            q = torch.randn(b, hq, sq, d, generator=gen, device=device, dtype=dt)
-            k = torch.randn(b, hkv, s, d, generator=gen, device=device, dtype=dt)
-            v = torch.randn(b, hkv, s, d, generator=gen, device=device, dtype=dt)
-            extra = {}
-            if sem["kv_lens"]:
-                extra["kv_lens"] = torch.full((b,), s, dtype=torch.int32, device=device)
-            out = torch.full((b, hq, sq, d), float("nan"), device=device, dtype=dt)
-            lse = torch.full((b, hq, sq), float("nan"), device=device, dtype=torch.float32) \
-                if sem["lse"] else None
+            q, k, v, extra, out, lse = speed_inputs(b, s, sem, device)
             fns, outs = {}, {}
             for name, be in backends.items():
                 f, o, how = prepare_sdpa(name, be, q, k, v, scale, notes)
@@ -445,27 +483,7 @@ def run_speed(entry, kern, sem, shapes, args, notes, log=print, device="cuda"):
                     log(f"# {name} at {b}x{s}: {how}")
             kern(q, k, v, out=out, lse=lse, **extra)
             sync(device)
-            # FA2's rule against the float32 reference, and against torch.
-            ref_o, ref_l = reference(q, k, v, None, sem)
-            base_err = C.max_err(baseline(q, k, v, None, sem), ref_o)
-            tol = C.o_tolerance(base_err)
-            err = C.max_err(out, ref_o)
-            r.update(err=err, base_err=base_err, tol=tol)
-            why = []
-            if not err <= tol:
-                why.append(f"err {err:.3g} > tol {tol:.3g}")
-            for name, o in outs.items():
-                r[f"{name}_err"] = C.max_err(o, ref_o)
-                diff = C.max_err(out, o.float())
-                r[f"diff_{name}"] = diff
-                if not diff <= 2 * tol:
-                    why.append(f"max|ours - {name}| {diff:.3g} > 2 x tol {tol:.3g}")
-            if lse is not None:
-                lerr, bad = C.lse_errors(lse, ref_l)
-                r["lse_err"] = float(lerr.max())
-                if bool(bad.any()):
-                    why.append(f"LSE err {r['lse_err']:.3g}")
-            del ref_o, ref_l
+            why = check_speed(out, lse, q, k, v, sem, outs, r)
             r["verify"] = "MISMATCH" if why else "ok"
             if why:
                 r["why"] = "; ".join(why)

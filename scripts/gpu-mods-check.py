@@ -2,6 +2,7 @@
 """GPU checks of ALiBi, score_mod and mask_mod kernels (issue #11), for the H200.
 
   gpu-mods-check.py --artifacts DIR [--quick] [--out F.json] [--no-timing]
+  gpu-mods-check.py --artifacts DIR --quick --sanitize   # for compute-sanitizer
   gpu-mods-check.py --self-test      # CPU: the reference's own invariants
 
 DIR holds the artifact and mods-manifest.json that scripts/gen-mods-variants.py
@@ -19,6 +20,17 @@ LSE = -inf. Then the timing lines: softcap as a score_mod vs the softcap
 attribute, the document mask_mod vs the unmasked kernel, on the same shapes
 and tensors, median CUDA-event times in this one process.
 
+--sanitize (for compute-sanitizer, whose racecheck would otherwise spend its
+time in, and report the races of, cuBLAS's kernels under the torch
+reference): two small cases per kernel (Sq < Sk with GQA 8/2 in BSHD, Sq > Sk
+with MQA in BHSD: rows that see no key when causal), only our kernel on the
+GPU, into NaN-filled outputs without guard zones (so that memcheck sees an
+overrun), twice (bit-identical), then invariants that need no matmul, on
+the host: no NaN left, O and LSE finite on rows that see a key (from the
+causal rule and the mask_mod, no scores), O = 0 and LSE = -inf on rows
+that see none, |O| <= max|V| (O is a convex combination of V's rows). No
+timing.
+
 Exit status: 0 when every case passed (the timing is reported, not judged).
 
 Building the artifacts (on the compiler machine, once the IR side of issue
@@ -27,8 +39,9 @@ Building the artifacts (on the compiler machine, once the IR side of issue
   python3 scripts/gen-mods-variants.py art-mods/mods.mlir art-mods/mods-manifest.json libmods.so
   scripts/flash-compile.sh art-mods/mods.mlir art-mods/libmods.so --chip=sm_90a
   python3 scripts/gpu-mods-check.py --artifacts art-mods --out mods.json
-  compute-sanitizer --tool memcheck python3 scripts/gpu-mods-check.py \
-      --artifacts art-mods --quick --no-timing        # and --tool racecheck
+  PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer --tool racecheck \
+      --racecheck-report all --error-exitcode 86 python3 scripts/gpu-mods-check.py \
+      --artifacts art-mods --quick --sanitize          # and --tool memcheck --leak-check no
 """
 import argparse
 import json
@@ -52,6 +65,8 @@ GQAS = [(8, 8), (8, 2), (8, 1)]
 # sequence, so that blocks mix documents; prefix-LM prefixes up to Sk.
 MAX_DOC = 300
 TIMING_SHAPES = [(4, 16, 4096, 4096), (1, 16, 16384, 16384)]
+# --sanitize: (B, Hq, Hkv, Sq, Sk, layout) per kernel.
+SANITIZE_SHAPES = [(2, 8, 2, 113, 255, "bshd"), (1, 8, 1, 255, 113, "bhsd")]
 
 
 def _gen_variants():
@@ -139,11 +154,15 @@ class Case:
         return {"idx": self.idx, "name": self.name, "seed": self.seed}
 
 
-def make_cases(entries, quick):
+def make_cases(entries, quick, sanitize=False):
     cases = []
     for e in entries:
         if e["kind"] in ("plain", "softcap_attr") and quick:
             continue  # the timing's baselines; run in full mode
+        if sanitize:
+            for b, hq, hkv, sq, sk, layout in SANITIZE_SHAPES:
+                cases.append(Case(len(cases), e, b, hq, hkv, sq, sk, layout))
+            continue
         for n, (sq, sk) in enumerate(QUICK_PAIRS if quick else PAIRS):
             hq, hkv = GQAS[n % len(GQAS)]
             layout = "bshd" if n % 2 else "bhsd"
@@ -185,6 +204,68 @@ def run_case(kernel, case, radius, softcap, device="cuda"):
     base_o = C.attention_math(q, k, v, abi, q.dtype, mods)[0]
     C.check_outputs(out, lse, ref_o, ref_l, base_o, abi["dtype"], C.ATOL_FLOOR, nan_o, res,
                     why)
+    res["ok"] = not why
+    if why:
+        res["why"] = "; ".join(dict.fromkeys(why))
+    return res
+
+
+def live_rows(abi, mods, case):
+    """[B, Hq, Sq] bool: the rows that see at least one key, from the
+    causal / window rule and the mask_mod alone (no scores; our score_mods
+    keep scores finite)."""
+    import torch
+    m = mods.mask(C.visible(case.sq, case.sk, abi["causal"], abi["window"], "cpu"))
+    if m is None:
+        return torch.ones(case.batch, case.hq, case.sq, dtype=torch.bool)
+    return m.any(-1).expand(case.batch, case.hq, case.sq)
+
+
+def check_invariants(out, lse, v, live, res, why):
+    """--sanitize's verdict on host copies of O, LSE and V: finite where a
+    row sees a key, O = 0 and LSE = -inf where it sees none, and
+    |O| <= max|V| up to bf16 rounding."""
+    import torch
+    o, dead = out.float(), ~live
+    res["dead_rows"] = int(dead.sum())
+    if not bool(torch.isfinite(o[live]).all()):
+        why.append("O not finite on rows that see a key")
+    if res["dead_rows"] and not bool((o[dead] == 0).all()):
+        why.append("O is not exactly 0 on rows that see no key")
+    bound = float(v.float().abs().max()) * (1 + 2.0 ** -7)
+    res["max_abs_o"] = float(torch.nan_to_num(o, nan=float("inf")).abs().max())
+    if not res["max_abs_o"] <= bound:
+        why.append(f"max|O| {res['max_abs_o']:.4g} > max|V| {bound:.4g}: not a mix of V's rows")
+    if not bool(torch.isfinite(lse[live]).all()):
+        why.append("LSE not finite on rows that see a key")
+    if res["dead_rows"] and not bool(torch.isneginf(lse[dead]).all()):
+        why.append("LSE is not -inf on rows that see no key")
+
+
+def run_sanitize_case(kernel, case, radius, softcap, device="cuda"):
+    """A case for compute-sanitizer: our kernel is the only GPU work beyond
+    filling tensors (no reference matmul); the verdict is check_invariants'."""
+    import torch
+    abi = semantics(kernel)
+    res = case.as_dict()
+    why = []
+    q, k, v = C.make_inputs(case, abi, device)
+    gen = torch.Generator(device=device)
+    gen.manual_seed(case.seed + 1)
+    kind = case.entry["kind"]
+    mods = Mods(kind, case.batch, case.hq, case.sq, case.sk, device, gen, radius, softcap)
+
+    def call():
+        return C.guarded_call(
+            lambda out, lse: kernel(q, k, v, out=out, lse=lse, captures=mods.captures),
+            (case.batch, case.hq, case.sq, abi["head_dim_v"]), (case.batch, case.hq, case.sq),
+            case.layout, q.dtype, device, 0, why)
+
+    out, lse = call()
+    C.check_written_and_repeatable(out, lse, call, True, why)
+    host = Mods(kind, case.batch, case.hq, case.sq, case.sk, "cpu", None, radius, softcap)
+    host.captures = [c.cpu() for c in mods.captures]
+    check_invariants(out.cpu(), lse.cpu(), v.cpu(), live_rows(abi, host, case), res, why)
     res["ok"] = not why
     if why:
         res["why"] = "; ".join(dict.fromkeys(why))
@@ -318,6 +399,23 @@ def self_test(log):
                 f"{'passed' if res['ok'] else 'failed'} {'ok' if res['ok'] == want else 'FAIL'}")
             if res["ok"] != want:
                 failures.append(f"run_case {kind} {honest}")
+    # --sanitize's verdict on the CPU, Sq > Sk: every kind passes honestly,
+    # causal or not; each planted bug fails (document mask, not causal:
+    # rows that see keys and rows that see none).
+    runs = [(kd, c, None) for kd in gv.KINDS for c in (False, True)]
+    runs += [("docmask", False, bug) for bug in _HostKernel.BUGS]
+    for kind, causal, bug in runs:
+        case = Case(0, {"func": f"mods_{kind}_bf16_d32", "kind": kind}, 2, 4, 2, 45, 19, "bhsd")
+        kernel = _HostKernel(kind, True, gv.RELBIAS_RADIUS, gv.SOFTCAP, bug=bug)
+        kernel.abi["causal"] = causal
+        res = run_sanitize_case(kernel, case, gv.RELBIAS_RADIUS, gv.SOFTCAP, device="cpu")
+        what = f"bug {bug}" if bug else f"{kind}{' causal' if causal else ''} honest"
+        mixed = 0 < res["dead_rows"] < 2 * 4 * 45
+        ok = res["ok"] == (bug is None) and (mixed or bug is None)
+        log(f"self-test sanitize {what}: {'passed' if res['ok'] else 'failed'} "
+            f"{'ok' if ok else 'FAIL'}{'' if res['ok'] else ' (' + res['why'] + ')'}")
+        if not ok:
+            failures.append(f"sanitize {what}")
     return not failures
 
 
@@ -326,8 +424,14 @@ class _HostKernel:
     on the CPU, rounded to bf16, written into out= / lse=; with honest=False
     it drops its captures (as a kernel that never read them)."""
 
-    def __init__(self, kind, honest, radius, softcap):
+    # --sanitize's planted bugs: a row left unwritten, garbage on rows that
+    # see no key, O not divided by the row sum, a finite LSE where no key is
+    # seen, a second run that differs (a race).
+    BUGS = ("unwritten_row", "dead_garbage", "unnormalized", "dead_lse", "race")
+
+    def __init__(self, kind, honest, radius, softcap, bug=None):
         self.kind, self.honest, self.radius, self.softcap = kind, honest, radius, softcap
+        self.bug, self.calls = bug, 0
         self.abi = {"scale": 32 ** -0.5, "causal": False, "window": [-1, -1], "dtype": "bf16",
                     "head_dim": 32, "head_dim_v": 32, "lse": True,
                     "softcap": softcap if kind == "softcap_attr" else 0.0}
@@ -343,8 +447,21 @@ class _HostKernel:
         if not self.honest and self.reads_captures():
             mods.kind = "plain"
         o, l = C.attention_math(q, k, v, semantics(self), torch.float32, mods)
+        self.calls += 1
+        dead = torch.isinf(l)
+        if self.bug == "dead_garbage":
+            o = o.masked_fill(dead.unsqueeze(-1), 1.0)
+        elif self.bug == "unnormalized":  # as if O were never divided by the row sum
+            o = k.shape[2] * o
+        elif self.bug == "dead_lse":
+            l = l.masked_fill(dead, 0.0)
+        elif self.bug == "race" and self.calls % 2 == 0:
+            o = o.clone()
+            o.view(-1)[-1] += 0.25
         out.copy_(o.to(out.dtype))
         lse.copy_(l)
+        if self.bug == "unwritten_row":
+            out[:, :, -1] = float("nan")
         return out, lse
 
 
@@ -354,6 +471,9 @@ def main(argv=None):
     p.add_argument("--manifest", default="mods-manifest.json")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--no-timing", action="store_true")
+    p.add_argument("--sanitize", action="store_true",
+                   help="2 small cases per kernel, no torch reference, invariants only, no timing "
+                        "(for compute-sanitizer)")
     p.add_argument("--out")
     p.add_argument("--self-test", action="store_true")
     a = p.parse_args(argv)
@@ -368,9 +488,10 @@ def main(argv=None):
     entries = C.common.read_manifest(a.artifacts, a.manifest)
     kernels = {e["func"]: flashmlir.Kernel(e["path"], e["func"]) for e in entries}
     results = []
-    for case in make_cases(entries, a.quick):
+    run = run_sanitize_case if a.sanitize else run_case
+    for case in make_cases(entries, a.quick, a.sanitize):
         try:
-            res = run_case(kernels[case.entry["func"]], case, gv.RELBIAS_RADIUS, gv.SOFTCAP)
+            res = run(kernels[case.entry["func"]], case, gv.RELBIAS_RADIUS, gv.SOFTCAP)
         except Exception as ex:  # noqa: BLE001
             res = case.as_dict()
             res.update(ok=False, why=f"{type(ex).__name__}: {str(ex)[:300]}")
@@ -381,8 +502,8 @@ def main(argv=None):
         if case.sq * case.sk >= 1 << 22:
             torch.cuda.empty_cache()
     passed = sum(bool(r["ok"]) for r in results)
-    log(f"mods correctness: {passed}/{len(results)} passed")
-    rows = [] if a.no_timing else timing(kernels, log)
+    log(f"mods {'sanitize' if a.sanitize else 'correctness'}: {passed}/{len(results)} passed")
+    rows = [] if a.no_timing or a.sanitize else timing(kernels, log)
     if a.out:
         with open(a.out, "w") as f:
             json.dump({"cases": results, "timing": rows}, f, indent=1)
