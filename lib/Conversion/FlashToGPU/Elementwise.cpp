@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -138,7 +139,9 @@ static LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
                                function_ref<Value(Value)> outside,
                                function_ref<Value(Operation &)> select) {
   for (Operation &op : body.without_terminator()) {
-    if (&op == skip)
+    // `skip`, and ops an earlier phase cloned (capture reads hoisted above
+    // the score GEMM's wait).
+    if (&op == skip || m.contains(op.getResult(0)))
       continue;
     for (Value operand : op.getOperands())
       // A memref (a capture) is not a value of the kernel: its loads
@@ -223,6 +226,39 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // literally, every register's coordinate is loop-invariant, LLVM hoists
   // them all out of the KV loop and they stay live across it (a causal d32
   // kernel spilled 16 bytes for its column offsets).
+  //
+  // Capture reads that need no tile element (a mask_mod's doc[b, j]) are
+  // issued for every register before the wait of the score GEMM when that
+  // GEMM is wgmma's and in this block, so that their latency overlaps the
+  // tensor cores instead of following them: the loads and their index
+  // arithmetic, not what consumes them. (mma.sync is synchronous: ptxas
+  // schedules those loads freely.)
+  llvm::SetVector<Operation *> early;
+  if (scoresWait && scoresWait->getBlock() == b.getInsertionBlock())
+    for (auto load : body.getOps<memref::LoadOp>()) {
+      SmallVector<Operation *> slice{load};
+      llvm::SetVector<Operation *> seen;
+      bool free = true;
+      while (!slice.empty() && free) {
+        Operation *o = slice.pop_back_val();
+        if (!seen.insert(o))
+          continue;
+        for (Value v : o->getOperands()) {
+          if (isa<BlockArgument>(v) && v.getParentBlock() == &body &&
+              !isa<MemRefType>(v.getType()))
+            free = false;
+          else if (Operation *d = v.getDefiningOp();
+                   d && d->getBlock() == &body)
+            slice.push_back(d);
+        }
+      }
+      if (free)
+        early.insert(seen.begin(), seen.end());
+    }
+  OpBuilder::InsertPoint late = b.saveInsertionPoint();
+  if (!early.empty())
+    b.setInsertionPoint(scoresWait);
+
   DenseMap<Operation *, std::pair<Value, int64_t>> offsetAdds;
   for (auto addOp : body.getOps<arith::AddIOp>())
     for (unsigned k = 0; k < 2; ++k) {
@@ -242,8 +278,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
 
   int64_t nTiles = out.cols / 8;
   int64_t count = rank == 2 ? mTiles * nTiles * 4 : mTiles * 2;
-  SmallVector<Value> values;
-  for (int64_t idx = 0; idx < count; ++idx) {
+  auto position = [&](int64_t idx) {
     int64_t mt, h, nt = 0, e = 0;
     if (rank == 2) {
       mt = idx / (nTiles * 4);
@@ -254,18 +289,29 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
       mt = idx / 2;
       h = idx % 2;
     }
-    IRMapping m;
-    for (Source &s : sources)
-      m.map(s.arg, s.broadcast ? s.frag.regs[2 * mt + h]
-                   : s.frag.kind == Fragment::Acc ? element(s.frag, idx)
-                                                  : s.frag.regs[idx]);
-    // linalg.index: the element's row and column in the tile.
-    for (auto index : body.getOps<linalg::IndexOp>()) {
-      Value coord = index.getDim() == 0
-                        ? add(warpRow(mt), add(g, c(8 * h)))
-                        : add(c(8 * nt + e), mul(tq, c(2)));
-      m.map(index.getResult(), coord);
-    }
+    return std::make_tuple(mt, h, nt, e);
+  };
+  // Per register, in phase 0 (only with early ops) the early ops, in phase
+  // 1 the rest; linalg.index is the element's row and column in the tile.
+  SmallVector<IRMapping> maps(count);
+  SmallVector<Value> values;
+  int64_t first = early.empty() ? 1 : 0;
+  for (int64_t phase = first; phase < 2; ++phase)
+  for (int64_t idx = 0; idx < count; ++idx) {
+    auto [mt, h, nt, e] = position(idx);
+    IRMapping &m = maps[idx];
+    if (phase == 1)
+      for (Source &s : sources)
+        m.map(s.arg, s.broadcast ? s.frag.regs[2 * mt + h]
+                     : s.frag.kind == Fragment::Acc ? element(s.frag, idx)
+                                                    : s.frag.regs[idx]);
+    if (phase == first)
+      for (auto index : body.getOps<linalg::IndexOp>()) {
+        Value coord = index.getDim() == 0
+                          ? add(warpRow(mt), add(g, c(8 * h)))
+                          : add(c(8 * nt + e), mul(tq, c(2)));
+        m.map(index.getResult(), coord);
+      }
     auto outside = [&](Value v) { return lift(v, map); };
     auto select = [&](Operation &o) -> Value {
       if (isa<linalg::IndexOp>(o))
@@ -279,6 +325,27 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
                                                : 8 * nt + e));
       return selectScalar(o, m);
     };
+    if (phase == 0) {
+      // The early ops only, in body order.
+      for (Operation &o : body.without_terminator()) {
+        if (!early.contains(&o) || m.contains(o.getResult(0)))
+          continue;
+        for (Value operand : o.getOperands())
+          if (!m.contains(operand) && !isa<MemRefType>(operand.getType())) {
+            Value lifted = outside(operand);
+            if (!lifted)
+              return failure();
+            m.map(operand, lifted);
+          }
+        Value r = select(o);
+        if (!r)
+          return failure();
+        m.map(o.getResult(0), r);
+      }
+      if (idx == count - 1)
+        b.restoreInsertionPoint(late);
+      continue;
+    }
     if (failed(cloneBody(body, m, narrow, outside, select)))
       return failure();
     values.push_back(m.lookup(narrow ? narrow->getOperand(0) : yielded));

@@ -407,6 +407,9 @@ private:
 
   /// Where each tile value of the grid lives, once lowered.
   DenseMap<Value, Fragment> frags;
+  /// The wait of the last wgmma score GEMM: element-wise ops may issue
+  /// capture reads above it (Elementwise.cpp).
+  Operation *scoresWait = nullptr;
   /// Row totals of thread-partial sums, computed at their first use.
   DenseMap<Value, Fragment> rowTotals;
   llvm::DenseSet<Value> partialSums;

@@ -64,7 +64,7 @@ SmallVector<Value> KernelEmitter::emitScoresWgmma(Value stage) {
         /*satfinite=*/NVVM::MMAIntOverflowAttr());
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+  scoresWait = NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
   SmallVector<Value> s;
   for (int64_t i = 0; i < bn / 2; ++i)
     s.push_back(LLVM::ExtractValueOp::create(b, loc, acc, i));
