@@ -74,7 +74,14 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     op in a region may write, allocate or free memory. `score_mod` yields
     the new f32 logit, `mask_mod` an i1 (true: visible). The regions are
     evaluated only at valid `(b, h, i, j)` (`i < Sq`, `j < Sk`), so a
-    capture indexed by them needs no bounds checks.
+    capture indexed by them needs no bounds checks (and no target adds
+    any: a read out of the capture's bounds is memref.load's undefined
+    behaviour). The region's arithmetic keeps arith's semantics on every
+    target, fast-math flags included: `arith.divf` is IEEE division unless
+    it carries `fastmath<arcp>` (a division by a constant then becomes a
+    multiply by its reciprocal, as the `softcap` attribute's own scaling
+    does); `math.tanh` and `math.exp2` may use the target's approximate
+    instructions, as the softmax's own exponent does.
 
     ```mlir
     flash.attention ins(%q, %k, %v : ...) captures(%doc : memref<?x?xi32>)
