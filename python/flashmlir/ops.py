@@ -311,11 +311,14 @@ def _attention_mods(torch, q, k, v, causal, window, softcap, scale, kv_lens, blo
     """attention() with ALiBi or a score_mod / mask_mod: the operator
     flashmlir::attention_mods when tracing or on meta tensors."""
     alibi_slopes, score_mod, mask_mod, captures = mods
-    check_mods_tensors(q, alibi_slopes, captures)  # a FlashError before the dispatcher's
     for kind, text in (("score_mod", score_mod), ("mask_mod", mask_mod)):
         if text is not None and not isinstance(text, str):
             raise FlashError(f"{kind} must be MLIR region text (str), not {type(text).__name__}")
-    if _compiling(torch) or q.device.type == "meta":
+    compiling = _compiling(torch)
+    if compiling or q.device.type == "meta":
+        if not compiling:  # a FlashError before the dispatcher's (the fake
+            # implementation checks the same when tracing; eager calls in _run)
+            check_mods_tensors(q, alibi_slopes, captures)
         o, l = torch.ops.flashmlir.attention_mods(q, k, v, captures, bool(causal), window,
                                                   softcap, scale, kv_lens, block_table,
                                                   alibi_slopes, score_mod, mask_mod)

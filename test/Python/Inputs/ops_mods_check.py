@@ -3,6 +3,18 @@
 
   ops_mods_check.py emit OUT.mlir       # the MLIR of the variants below
   ops_mods_check.py test FAKE_COMPILER FLASH_OPT [-v]   # the unit tests
+  ops_mods_check.py precompile DIR      # (compiler machine) GPU_CALLS' kernels
+  ops_mods_check.py gpu DIR             # (H200) GPU_CALLS against torch
+
+`precompile` / `gpu` are the GPU check, not run by lit: flashmlir.attention
+on CUDA tensors for each of GPU_CALLS (ALiBi [Hq] and [B, Hq], softcap,
+score_mod + mask_mod with two captures, a prefix-LM mask_mod, a paged decode
+call with ALiBi and a mask_mod; BHSD and BSHD; GQA; Sq != Sk), kernels from
+DIR, against a float32 reference written here in torch (the regions' math
+restated, independently of the compiler), with FA2's tolerance rule (O
+within 2x the error of the same torch computation in bf16, plus 1e-3; LSE
+within 2e-3; rows that see no key O = 0, LSE = -inf), and one call traced
+by torch.compile(fullgraph=True) against eager.
 
 `emit` writes, from flashmlir.Variant, the functions the test then parses,
 lowers to PTX (flash-lower-to-gpu, whose ABI record must list the captures
@@ -13,6 +25,7 @@ fake (meta) implementation and registration, the kernel cache on a miss
 (through a fake compiler, and the real one for a region that does not
 verify: its diagnostic must reach the FlashError).
 """
+import math
 import os
 import sys
 import tempfile
@@ -313,7 +326,164 @@ class Cache(unittest.TestCase):
                       "sm_90a")
 
 
+# ---------------------------------------------------------------------------
+# The GPU check (H200)
+
+def gpu_calls(device, gen=None):
+    """[(label, args, kwargs)] of the flashmlir.attention calls the GPU
+    check makes; on "meta" (no gen) they only name the variants."""
+    import torch
+
+    def rand(*shape, dtype=torch.bfloat16, transpose=False):
+        if transpose:  # BSHD storage as a BHSD view
+            b, h, n, d = shape
+            return rand(b, n, h, d, dtype=dtype).transpose(1, 2)
+        if device == "meta":
+            return torch.empty(*shape, dtype=dtype, device="meta")
+        return torch.randn(*shape, generator=gen, device="cpu").to(dtype).to(device)
+
+    def ints(high, *shape, sort=False):
+        if device == "meta":
+            return torch.empty(*shape, dtype=torch.int32, device="meta")
+        t = torch.randint(0, high, shape, generator=gen)
+        return (t.sort(dim=-1).values if sort else t).to(torch.int32).to(device)
+
+    def slopes(*shape):
+        if device == "meta":
+            return torch.empty(*shape, device="meta")
+        return (torch.rand(*shape, generator=gen) * 0.25 + 1 / 256).to(device)
+
+    def floats(*shape):
+        if device == "meta":
+            return torch.empty(*shape, device="meta")
+        return (torch.rand(*shape, generator=gen) * 2 - 1).to(device)
+
+    calls = []
+    for d in (64, 128):
+        q, k, v = rand(2, 8, 300, d), rand(2, 2, 300, d), rand(2, 2, 300, d)
+        calls.append((f"alibi causal d{d}", (q, k, v),
+                      dict(causal=True, alibi_slopes=slopes(8))))
+    q = rand(2, 8, 113, 64, transpose=True)
+    k, v = rand(2, 8, 255, 64, transpose=True), rand(2, 8, 255, 64, transpose=True)
+    calls.append(("alibi [B, Hq] softcap bshd", (q, k, v),
+                  dict(softcap=30.0, alibi_slopes=slopes(2, 8))))
+    q, k, v = rand(3, 8, 200, 64), rand(3, 4, 333, 64), rand(3, 4, 333, 64)
+    calls.append(("alibi + score_mod bias + mask_mod doc, causal", (q, k, v),
+                  dict(causal=True, alibi_slopes=slopes(8), score_mod=SCORE, mask_mod=MASK,
+                       captures=[floats(8, 333), ints(5, 3, 333, sort=True)])))
+    q, k, v = rand(2, 4, 257, 128), rand(2, 1, 129, 128), rand(2, 1, 129, 128)
+    calls.append(("mask_mod prefix-LM d128", (q, k, v),
+                  dict(mask_mod=PREFIX, captures=[ints(129, 2)])))
+    pool = rand(40, 2, 16, 64, transpose=True)  # [pages, 16, Hkv, D] storage
+    table = (ints(1, 3, 10) if device == "meta" else
+             torch.randperm(40, generator=gen)[:30].view(3, 10).to(torch.int32).to(device))
+    lens = (ints(1, 3) if device == "meta" else
+            torch.tensor([160, 1, 97], dtype=torch.int32, device=device))
+    calls.append(("paged decode, alibi + mask_mod prefix", (rand(3, 8, 1, 64), pool, pool),
+                  dict(kv_lens=lens, block_table=table, alibi_slopes=slopes(8),
+                       mask_mod=PREFIX, captures=[ints(160, 3)])))
+    return calls
+
+
+def gpu_variants():
+    import torch  # noqa: F401
+    return [flashmlir.variant_for(*args, **kw) for _, args, kw in gpu_calls("meta")]
+
+
+def reference(q, k, v, causal=False, softcap=None, alibi_slopes=None, score_mod=None,
+              mask_mod=None, captures=(), kv_lens=None, block_table=None, dtype=None):
+    """O and LSE computed with torch in `dtype` (float32 default: the
+    reference; bf16: the same computation in the kernel's dtype, for FA2's
+    rule), one sequence at a time; the regions' math restated from the MLIR
+    texts above."""
+    import torch
+    dtype = dtype or torch.float32
+    b_, hq, sq, d = q.shape
+    group = hq // k.shape[1]
+    outs, lses = [], []
+    for b in range(b_):
+        if block_table is not None:  # gather the sequence's pages
+            kb = k[block_table[b].long()].transpose(0, 1).reshape(k.shape[1], -1, d)
+            vb = v[block_table[b].long()].transpose(0, 1).reshape(v.shape[1], -1, v.shape[3])
+        else:
+            kb, vb = k[b], v[b]
+        sk = int(kv_lens[b]) if kv_lens is not None else kb.shape[1]
+        kb, vb = kb[:, :sk].repeat_interleave(group, 0), vb[:, :sk].repeat_interleave(group, 0)
+        s = (q[b].to(dtype) @ kb.to(dtype).transpose(1, 2)).float() / math.sqrt(d)
+        if softcap:
+            s = softcap * torch.tanh(s / softcap)
+        i = torch.arange(sq, device=q.device).view(1, sq, 1)
+        j = torch.arange(sk, device=q.device).view(1, 1, sk)
+        h = torch.arange(hq, device=q.device).view(hq, 1, 1)
+        if alibi_slopes is not None:
+            slope = alibi_slopes[b] if alibi_slopes.dim() == 2 else alibi_slopes
+            s = s - slope.view(hq, 1, 1) * (i + sk - sq - j).abs()
+        if score_mod is SCORE:  # s + bias[h, j]
+            s = s + captures[0][h, j]
+        visible = torch.ones_like(s, dtype=torch.bool)
+        if causal:
+            visible &= j <= i + sk - sq
+        if mask_mod is MASK:  # doc[b, i] == doc[b, j]
+            doc = captures[1][b]
+            visible &= doc[i] == doc[j]
+        elif mask_mod is PREFIX:  # j <= i or j < prefix[b]
+            visible &= (j <= i) | (j < captures[0][b])
+        s = s.masked_fill(~visible, -math.inf)
+        lse = torch.logsumexp(s, dim=-1)
+        p = torch.exp(s - lse.unsqueeze(-1)).nan_to_num(0.0)
+        o = (p.to(dtype) @ vb.to(dtype)).float()
+        outs.append(o)
+        lses.append(lse)
+    return torch.stack(outs), torch.stack(lses)
+
+
+def gpu_check(cache_dir):
+    import torch
+    flashmlir.set_cache_dir(cache_dir)
+    flashmlir.set_compiler(False)  # the H200 has no compiler: the cache must hold them
+    gen = torch.Generator().manual_seed(0)
+    failed = 0
+    for label, args, kw in gpu_calls("cuda", gen):
+        var = flashmlir.variant_for(*args, **kw)
+        o, lse = flashmlir.attention(*args, return_lse=True, **kw)
+        o2, _ = flashmlir.attention(*args, return_lse=True, **kw)
+        torch.cuda.synchronize()
+        want, want_lse = reference(*args, **kw)
+        low, _ = reference(*args, dtype=torch.bfloat16, **kw)
+        tol = 2 * (low - want).abs().max().item() + 1e-3
+        err = (o.float() - want).abs().max().item()
+        finite = torch.isfinite(want_lse)
+        lse_err = (lse - want_lse)[finite].abs().max().item() if finite.any() else 0.0
+        dead_ok = bool((lse[~finite] == -math.inf).all()) and bool((o.float()[~finite] == 0).all())
+        ok = (err <= tol and lse_err <= 2e-3 and dead_ok and torch.equal(o, o2)
+              and not torch.isnan(o).any())
+        failed += not ok
+        print(f"{label}: {var.name}: max|dO|={err:.2e} (tol {tol:.2e}) max|dLSE|={lse_err:.2e} "
+              f"dead rows {int((~finite).sum())}{'' if dead_ok else ' WRONG'}  "
+              f"{'PASS' if ok else 'FAIL'}", flush=True)
+    # torch.compile traces the operator (flashmlir::attention_mods) without
+    # a graph break, and agrees with eager.
+    label, args, kw = gpu_calls("cuda", gen)[3]
+    fn = torch.compile(lambda q, k, v, caps: flashmlir.attention(
+        q, k, v, causal=True, alibi_slopes=kw["alibi_slopes"], score_mod=SCORE,
+        mask_mod=MASK, captures=caps), fullgraph=True)
+    got = fn(*args, kw["captures"])
+    want = flashmlir.attention(*args, **kw)
+    ok = torch.equal(got, want)
+    failed += not ok
+    print(f"torch.compile(fullgraph=True) of '{label}' vs eager: "
+          f"{'PASS' if ok else 'FAIL'}", flush=True)
+    print(f"{failed} failed")
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "precompile":
+        for path in flashmlir.precompile(gpu_variants(), "sm_90a", sys.argv[2]):
+            print(path)
+        sys.exit(0)
+    if sys.argv[1] == "gpu":
+        sys.exit(gpu_check(sys.argv[2]))
     if sys.argv[1] == "emit":
         with open(sys.argv[2], "w") as f:
             f.write("\n".join(v.mlir() for v in emitted()))
