@@ -123,8 +123,9 @@ def _variant(q, k, v, causal, window, softcap, scale, kv_lens, block_table, mods
         # The tensors are checked on every call (batch, device); the key holds
         # what the variant takes from them and the regions' text.
         alibi_slopes, score_mod, mask_mod, captures = mods
+        capture_types = check_mods_tensors(q, alibi_slopes, captures)
         key += (None if alibi_slopes is None else alibi_slopes.dim(), score_mod, mask_mod,
-                check_mods_tensors(q, alibi_slopes, captures))
+                capture_types)
     var = _variants.get(key)
     if var is None:
         var = Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table,

@@ -259,6 +259,30 @@ class Operator(unittest.TestCase):
         self.assertTrue(torch.equal(got[2], doc.t()))
         self.assertEqual(len(_capture_list((None, None, MASK, [doc]))), 1)
 
+    def test_eager_key(self):
+        # What _run looks up per call: the same variant for the same regions
+        # and capture types, the tensors checked on every call (a cache hit
+        # with slopes of another batch is refused).
+        from flashmlir.ops import _variant
+        q = torch.empty(2, 4, 10, 64, dtype=torch.bfloat16, device="meta")
+        doc = torch.empty(2, 10, dtype=torch.int32, device="meta")
+
+        def var(q, slopes, mask=PREFIX, caps=None):
+            return _variant(q, q, q, True, None, None, None, None, None,
+                            mods=(slopes, None, mask, [doc[:, 0]] if caps is None else caps))
+        a = var(q, torch.empty(2, 4, device="meta"))
+        self.assertEqual((a.alibi, a.captures, a.causal), (2, (("i32", 1),), True))
+        self.assertIs(var(q, torch.empty(2, 4, device="meta")), a)
+        self.assertIsNot(var(q, torch.empty(4, device="meta")), a)
+        self.assertNotEqual(var(q, None, PREFIX.replace("sle", "slt")), var(q, None))
+        with self.assertRaisesRegex(FlashError, r"alibi_slopes must be \[Hq=4\] or \[B=3"):
+            var(torch.empty(3, 4, 10, 64, dtype=torch.bfloat16, device="meta"),
+                torch.empty(2, 4, device="meta"))
+        with self.assertRaisesRegex(FlashError, "alibi_slopes must be a tensor, not list"):
+            var(q, [1.0])
+        with self.assertRaisesRegex(FlashError, "capture 0 is torch.int64"):
+            var(q, None, caps=[torch.empty(2, dtype=torch.int64, device="meta")])
+
     def test_schemas(self):
         from flashmlir import ops
         self.assertTrue(hasattr(torch.ops.flashmlir, "attention_mods"))
