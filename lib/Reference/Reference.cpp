@@ -193,8 +193,9 @@ std::string flash::ref::attention(const AttentionParams &p, View4 q, View4 k,
           keyLoc(j, outer, row);
           double e = std::exp(scores[j - lo] - m);
           l += e;
+          double w = p.roundWeight ? p.roundWeight(e) : e;
           for (int64_t d = 0; d < p.headDimV; ++d)
-            acc[d] += e * double(v.at(outer, hk, row, d));
+            acc[d] += w * double(v.at(outer, hk, row, d));
         }
         for (int64_t d = 0; d < p.headDimV; ++d)
           out.at(qBatch, h, qRow, d) = float(acc[d] / l);

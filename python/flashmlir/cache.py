@@ -235,6 +235,13 @@ class KernelCache:
                 if field in abi and abi[field] != want:
                     raise FlashError(f"{path}: its ABI says {field}={abi[field]!r}, the "
                                      f"variant {variant.name} needs {want!r}; delete it")
+            # ALiBi's slopes and a score_mod / mask_mod's captures: the
+            # tensors the kernel takes (the name's hash covers their types).
+            want = getattr(variant, "num_captures", 0)
+            got = abi.get("captures") or []
+            if abi and isinstance(got, list) and len(got) != want:
+                raise FlashError(f"{path}: its ABI lists {len(got)} capture tensor(s), the "
+                                 f"variant {variant.name} takes {want}; delete it")
         return kern
 
     def build(self, variant, chip):

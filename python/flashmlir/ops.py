@@ -17,6 +17,19 @@ counts, query length and page size; it is loaded from the kernel cache
 is. `scale`, `window` and `softcap` are compile-time in today's kernels (the
 ABI has no run-time scale), so each value is its own variant.
 
+ALiBi and FlexAttention-style modifications (issue #11):
+
+    out = flashmlir.attention(q, k, v, causal=True, alibi_slopes=slopes)
+    out = flashmlir.attention(q, k, v, mask_mod=DOC_MASK, captures=[doc_ids])
+
+alibi_slopes (float32 [Hq] or [B, Hq]) and captures are run-time operands;
+score_mod / mask_mod are MLIR region text (flashmlir.mods: the body of the
+op's `score_mod { ... }` with its `^bb0(...)` header, captures as memrefs),
+compiled into the variant, which a hash of the text names. Calls with any
+of them go through the operator `flashmlir::attention_mods` (captures a
+Tensor[] after v, the regions str arguments), so `flashmlir::attention`
+keeps its schema.
+
 The operator has a fake (meta) implementation giving O [B, Hq, Sq, Dv] (in
 q's storage order) and LSE [B, Hq, Sq] (float32), so torch.compile traces
 it without a graph break: torch.library.custom_op + register_fake on
@@ -32,7 +45,7 @@ import threading
 
 from . import FlashError, device_info
 from .cache import KernelCache, chip_for_device, default_cache_dir
-from .variants import Variant, parse_name
+from .variants import Variant, check_mods_tensors, parse_name
 
 __all__ = ["attention", "precompile", "variant_for", "set_cache_dir", "set_chip", "kernel_cache"]
 
@@ -73,10 +86,12 @@ def _current_chip():
 
 
 def variant_for(q, k, v, *, causal=False, window=None, softcap=None, scale=None,
-                kv_lens=None, block_table=None):
+                kv_lens=None, block_table=None, alibi_slopes=None, score_mod=None,
+                mask_mod=None, captures=None):
     """The Variant that attention() runs for these arguments; works on meta
     tensors, so variants can be named (and precompiled) without a GPU."""
-    return Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
+    return Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table,
+                            alibi_slopes, score_mod, mask_mod, captures)
 
 
 def precompile(variants, chip, cache_dir=None, compiler=None):
@@ -102,11 +117,19 @@ def _options_key(q, k, v, causal, window, softcap, scale, kv_lens, block_table):
             scale, kv_lens is None, None if block_table is None else block_table.dim())
 
 
-def _variant(q, k, v, causal, window, softcap, scale, kv_lens, block_table):
+def _variant(q, k, v, causal, window, softcap, scale, kv_lens, block_table, mods=None):
     key = _options_key(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
+    if mods is not None:
+        # The tensors are checked on every call (batch, device); the key holds
+        # what the variant takes from them and the regions' text.
+        alibi_slopes, score_mod, mask_mod, captures = mods
+        capture_types = check_mods_tensors(q, alibi_slopes, captures)
+        key += (None if alibi_slopes is None else alibi_slopes.dim(), score_mod, mask_mod,
+                capture_types)
     var = _variants.get(key)
     if var is None:
-        var = Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
+        var = Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table,
+                               *(mods or ()))
         # The key holds every shape entry the variant depends on except
         # batch, checked here each call. Prefill lengths vary: keep it small.
         if len(_variants) > 4096:
@@ -117,19 +140,31 @@ def _variant(q, k, v, causal, window, softcap, scale, kv_lens, block_table):
     return var
 
 
-def _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=None, lse=None):
+def _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=None, lse=None,
+         mods=None):
     import torch
     if q.device.type != "cuda":
         raise FlashError(f"q is on {q.device}; flashmlir.attention runs on CUDA tensors")
-    var = _variant(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
+    var = _variant(q, k, v, causal, window, softcap, scale, kv_lens, block_table, mods)
     kern = kernel_cache().get(var, _current_chip())
     if var.kv_lens and kv_lens is None:  # paged without lengths: every page is full
         kv_lens = torch.full((q.shape[0],), block_table.shape[1] * k.shape[2],
                              dtype=torch.int32, device=q.device)
     if lse is None:
         lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
-    res = kern(q, k, v, out=out, lse=lse, kv_lens=kv_lens, block_table=block_table)
+    res = kern(q, k, v, out=out, lse=lse, kv_lens=kv_lens, block_table=block_table,
+               captures=None if mods is None else _capture_list(mods))
     return res if isinstance(res, tuple) else (res, lse)
+
+
+def _capture_list(mods):
+    """The kernel's capture tensors for mods = (alibi_slopes, score_mod,
+    mask_mod, captures): ALiBi's slopes first (the entry's argument order),
+    each row-major, as the kernels read them (identity-layout memrefs)."""
+    alibi_slopes, captures = mods[0], list(mods[3] or ())
+    if alibi_slopes is not None:
+        captures.insert(0, alibi_slopes)
+    return [t.contiguous() for t in captures]
 
 
 def _fake(q, k, v, causal=False, window=None, softcap=None, scale=None, kv_lens=None,
@@ -147,9 +182,29 @@ def _op_impl(q, k, v, causal=False, window=None, softcap=None, scale=None, kv_le
     return _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
 
 
+def _fake_mods(q, k, v, captures, causal=False, window=None, softcap=None, scale=None,
+               kv_lens=None, block_table=None, alibi_slopes=None, score_mod=None,
+               mask_mod=None):
+    """attention_mods's output shapes (meta and fake tensors)."""
+    Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table,
+                     alibi_slopes, score_mod, mask_mod, list(captures))
+    return _fake(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
+
+
+def _op_impl_mods(q, k, v, captures, causal=False, window=None, softcap=None, scale=None,
+                  kv_lens=None, block_table=None, alibi_slopes=None, score_mod=None,
+                  mask_mod=None):
+    return _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table,
+                mods=(alibi_slopes, score_mod, mask_mod, list(captures)))
+
+
 _SCHEMA = ("attention(Tensor q, Tensor k, Tensor v, bool causal=False, int[]? window=None, "
            "float? softcap=None, float? scale=None, Tensor? kv_lens=None, "
            "Tensor? block_table=None) -> (Tensor, Tensor)")
+_SCHEMA_MODS = ("attention_mods(Tensor q, Tensor k, Tensor v, Tensor[] captures, "
+                "bool causal=False, int[]? window=None, float? softcap=None, float? scale=None, "
+                "Tensor? kv_lens=None, Tensor? block_table=None, Tensor? alibi_slopes=None, "
+                "str? score_mod=None, str? mask_mod=None) -> (Tensor, Tensor)")
 _registered = None  # how the operator was registered, for tests and errors
 _library = None
 
@@ -171,16 +226,34 @@ def register(torch):
             return _op_impl(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
 
         torch.library.register_fake("flashmlir::attention")(_fake)
+
+        @torch.library.custom_op("flashmlir::attention_mods", mutates_args=(),
+                                 device_types="cuda")
+        def attention_mods_op(q: Tensor, k: Tensor, v: Tensor, captures: List[Tensor],
+                              causal: bool = False, window: Optional[List[int]] = None,
+                              softcap: Optional[float] = None, scale: Optional[float] = None,
+                              kv_lens: Optional[Tensor] = None,
+                              block_table: Optional[Tensor] = None,
+                              alibi_slopes: Optional[Tensor] = None,
+                              score_mod: Optional[str] = None,
+                              mask_mod: Optional[str] = None) -> Tuple[Tensor, Tensor]:
+            return _op_impl_mods(q, k, v, captures, causal, window, softcap, scale, kv_lens,
+                                 block_table, alibi_slopes, score_mod, mask_mod)
+
+        torch.library.register_fake("flashmlir::attention_mods")(_fake_mods)
         _registered = "custom_op"
     else:
         _library = torch.library.Library("flashmlir", "DEF")
         _library.define(_SCHEMA)
+        _library.define(_SCHEMA_MODS)
         # No autograd formula: the Autograd keys run the kernels directly
         # (outputs do not require grad), as there is no fallthrough for them.
-        for key in ("CUDA", "AutogradCUDA"):
-            _library.impl("attention", _op_impl, key)
-        for key in ("Meta", "AutogradMeta"):
-            _library.impl("attention", _fake, key)
+        for name, impl, fake in (("attention", _op_impl, _fake),
+                                 ("attention_mods", _op_impl_mods, _fake_mods)):
+            for key in ("CUDA", "AutogradCUDA"):
+                _library.impl(name, impl, key)
+            for key in ("Meta", "AutogradMeta"):
+                _library.impl(name, fake, key)
         _registered = "library"
     return _registered
 
@@ -194,12 +267,19 @@ def _compiling(torch):
 
 
 def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, kv_lens=None,
-              block_table=None, return_lse=False, out=None, lse=None):
+              block_table=None, return_lse=False, out=None, lse=None, alibi_slopes=None,
+              score_mod=None, mask_mod=None, captures=None):
     """softmax(scale * q k^T [masked]) v, FlashAttention-2 semantics (see the
     module docstring). window=(left, right), -1 unbounded; softcap=None or 0
     for none; scale=None for 1/sqrt(head_dim). Returns out, or (out, lse)
     with return_lse (lse float32 [B, Hq, Sq], natural log; -inf and O = 0 on
-    rows that see no key). `out` and `lse` (optional) receive O and LSE."""
+    rows that see no key). `out` and `lse` (optional) receive O and LSE.
+
+    alibi_slopes: float32 [Hq] or [B, Hq] on q's device; the score gets
+    -slope[h] * |i + Sk - Sq - j| after softcap. score_mod / mask_mod: MLIR
+    region text (flashmlir.mods), applied after ALiBi; captures: the tensors
+    their trailing block arguments are (f32/i32/bf16/f16, rank <= 4, any
+    strides: non-contiguous ones are copied), on q's device."""
     import torch
     if window is not None:
         window = [int(x) for x in window]
@@ -209,6 +289,11 @@ def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, k
     scale = None if scale is None else float(scale)
     if q.device.type not in ("cuda", "meta"):
         raise FlashError(f"q is on {q.device}; flashmlir.attention runs on CUDA tensors")
+    if alibi_slopes is not None or score_mod or mask_mod or captures:
+        return _attention_mods(torch, q, k, v, causal, window, softcap, scale, kv_lens,
+                               block_table, return_lse, out, lse,
+                               (alibi_slopes, score_mod or None, mask_mod or None,
+                                list(captures or ())))
     if _compiling(torch) or q.device.type == "meta":
         o, l = torch.ops.flashmlir.attention(q, k, v, bool(causal), window, softcap, scale,
                                              kv_lens, block_table)
@@ -219,4 +304,30 @@ def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, k
     else:
         o, l = _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=out,
                     lse=lse)
+    return (o, l) if return_lse else o
+
+
+def _attention_mods(torch, q, k, v, causal, window, softcap, scale, kv_lens, block_table,
+                    return_lse, out, lse, mods):
+    """attention() with ALiBi or a score_mod / mask_mod: the operator
+    flashmlir::attention_mods when tracing or on meta tensors."""
+    alibi_slopes, score_mod, mask_mod, captures = mods
+    for kind, text in (("score_mod", score_mod), ("mask_mod", mask_mod)):
+        if text is not None and not isinstance(text, str):
+            raise FlashError(f"{kind} must be MLIR region text (str), not {type(text).__name__}")
+    compiling = _compiling(torch)
+    if compiling or q.device.type == "meta":
+        if not compiling:  # a FlashError before the dispatcher's (the fake
+            # implementation checks the same when tracing; eager calls in _run)
+            check_mods_tensors(q, alibi_slopes, captures)
+        o, l = torch.ops.flashmlir.attention_mods(q, k, v, captures, bool(causal), window,
+                                                  softcap, scale, kv_lens, block_table,
+                                                  alibi_slopes, score_mod, mask_mod)
+        if out is not None:
+            o = out.copy_(o)
+        if lse is not None:
+            l = lse.copy_(l)
+    else:
+        o, l = _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=out,
+                    lse=lse, mods=mods)
     return (o, l) if return_lse else o

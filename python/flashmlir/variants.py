@@ -12,14 +12,23 @@ kernel applies, there is no run-time scale operand), and the kind:
     count), optionally kv_lens and a paged cache of a static page size, as
     scripts/gen-decode-variants.py writes them.
 
+Either kind may add ALiBi (`alibi(%slopes)`, f32 [Hq] or [B, Hq]) and a
+score_mod / mask_mod region with capture tensors (flashmlir.mods): the
+slopes and captures are run-time operands, only their types are part of
+the variant, and the regions' text is, by a hash in the name.
+
 Its name is canonical and parses back (Variant.parse), so an error message can
-name it and `python3 -m flashmlir precompile NAME` can build it. Storage order
+name it and `python3 -m flashmlir precompile NAME` can build it; a name with
+mods (`_mod<hash>`) does not hold the regions' text, so those variants are
+built from the Variant object (flashmlir.precompile, variant_for). Storage order
 (BHSD, BSHD) is not part of it: the kernels take strided views.
 """
 
 import math
 import re
 import struct
+
+from . import mods as _mods
 
 __all__ = ["Variant", "Combine", "DTYPES", "parse_name"]
 
@@ -56,11 +65,12 @@ class Variant:
 
     __slots__ = ("dtype", "head_dim", "head_dim_v", "causal", "window", "softcap",
                  "scale", "decode", "heads_q", "heads_kv", "seq_q", "kv_lens",
-                 "page_size")
+                 "page_size", "alibi", "score_mod", "mask_mod", "captures")
 
     def __init__(self, dtype, head_dim, head_dim_v=None, causal=False, window=None,
                  softcap=None, scale=None, decode=False, heads_q=0, heads_kv=0, seq_q=0,
-                 kv_lens=False, page_size=0):
+                 kv_lens=False, page_size=0, alibi=0, score_mod=None, mask_mod=None,
+                 captures=()):
         from . import FlashError
         if dtype not in DTYPES:
             raise FlashError(f"unsupported dtype {dtype!r}: the GPU kernels take {' or '.join(DTYPES)}")
@@ -91,11 +101,27 @@ class Variant:
                 raise FlashError("a paged decode variant needs kv_lens")
         elif kv_lens or page_size or heads_q or heads_kv or seq_q:
             raise FlashError("only decode variants have static heads, kv_lens or pages")
+        # ALiBi: the rank of the slopes ([Hq] or [B, Hq]), 0 without.
+        if alibi not in (0, 1, 2):
+            raise FlashError(f"alibi is the slopes' rank, 1 ([Hq]) or 2 ([B, Hq]), or 0 "
+                             f"for none; got {alibi!r}")
+        score_mod = _mods.normalise(score_mod) if score_mod else None
+        mask_mod = _mods.normalise(mask_mod) if mask_mod else None
+        captures = tuple((str(d), int(r)) for d, r in captures)
+        for n, (d, r) in enumerate(captures):
+            if d not in _mods.CAPTURE_DTYPES.values() or not 0 <= r <= _mods.MAX_RANK:
+                raise FlashError(f"capture {n} is ({d}, rank {r}); captures are f32, i32, "
+                                 f"bf16 or f16 of rank 0 to {_mods.MAX_RANK}")
+        if len(captures) + bool(alibi) > _mods.MAX_CAPTURES:
+            raise FlashError(f"{len(captures)} captures{' and ALiBi slopes' if alibi else ''}: "
+                             f"a kernel takes at most {_mods.MAX_CAPTURES} such tensors")
+        _mods.check_mods(score_mod, mask_mod, captures)
         values = dict(dtype=dtype, head_dim=head_dim, head_dim_v=head_dim_v,
                       causal=bool(causal), window=(left, right), softcap=softcap,
                       scale=scale, decode=decode, heads_q=int(heads_q),
                       heads_kv=int(heads_kv), seq_q=int(seq_q), kv_lens=bool(kv_lens),
-                      page_size=int(page_size))
+                      page_size=int(page_size), alibi=int(alibi), score_mod=score_mod,
+                      mask_mod=mask_mod, captures=captures)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 
@@ -121,10 +147,29 @@ class Variant:
     # Names
 
     @property
+    def has_mods(self):
+        """ALiBi or a score_mod / mask_mod: the kernel takes capture tensors."""
+        return bool(self.alibi or self.score_mod or self.mask_mod)
+
+    @property
+    def num_captures(self):
+        """The capture tensors the kernel takes (ALiBi's slopes first)."""
+        return bool(self.alibi) + len(self.captures)
+
+    @property
+    def mods_hash(self):
+        """12 hex digits of the regions and capture types (flashmlir.mods),
+        or None without a region."""
+        if not (self.score_mod or self.mask_mod):
+            return None
+        return _mods.mods_hash(self.score_mod, self.mask_mod, self.captures)
+
+    @property
     def name(self):
-        """attn_bf16_d128[_v64][_causal][_winLxR][_capC][_sS] or
+        """attn_bf16_d128[_v64][_causal][_winLxR][_capC][_sS][_alibi|_alibib][_modH] or
         decode_bf16_d128[_v64]_h32x8_q1[_causal][_winLxR][_capC][_sS][_lens][_pageP]
-        (u: an unbounded window side). Also the kernel's function name."""
+        [_alibi|_alibib][_modH] (u: an unbounded window side; alibib: [B, Hq]
+        slopes; H: mods_hash). Also the kernel's function name."""
         parts = ["decode" if self.decode else "attn", self.dtype, f"d{self.head_dim}"]
         if self.head_dim_v != self.head_dim:
             parts.append(f"v{self.head_dim_v}")
@@ -142,6 +187,10 @@ class Variant:
             parts.append("lens")
         if self.page_size:
             parts.append(f"page{self.page_size}")
+        if self.alibi:
+            parts.append("alibib" if self.alibi == 2 else "alibi")
+        if self.mods_hash:
+            parts.append(f"mod{self.mods_hash}")
         return "_".join(parts)
 
     _TOKEN = re.compile(r"(d|v|q|page)(\d+)$|h(\d+)x(\d+)$|win(u|\d+)x(u|\d+)$|"
@@ -161,6 +210,12 @@ class Variant:
             m = cls._TOKEN.match(tok)
             if tok in ("causal", "lens"):
                 kw["kv_lens" if tok == "lens" else tok] = True
+            elif tok in ("alibi", "alibib"):
+                kw["alibi"] = 2 if tok == "alibib" else 1
+            elif re.fullmatch(r"mod[0-9a-f]{12}", tok):
+                raise FlashError(f"variant {name!r} has a score_mod / mask_mod ({tok}), whose "
+                                 "text its name does not hold: build it from the Variant "
+                                 "(flashmlir.variant_for(..., score_mod=...) or Variant(...))")
             elif m and m.group(1):
                 key = {"d": "head_dim", "v": "head_dim_v", "q": "seq_q", "page": "page_size"}
                 kw[key[m.group(1)]] = int(m.group(2))
@@ -212,16 +267,34 @@ class Variant:
             qt = kt = f"memref<?x?x?x{d}x{dt}, {strided}>"
             vt = ot = f"memref<?x?x?x{dv}x{dt}, {strided}>"
             lt = f"memref<?x?x?xf32, {lse_layout}>"
-        args = [f"%q: {qt}", f"%k: {kt}", f"%v: {vt}"]
+        # A region's SSA names share the function's scope (the op's parser
+        # does not shadow): with regions, the function's arguments take a
+        # prefix no user would write (%attn.q), so that %v or %o in a
+        # region do not clash; without, the text is as it always was.
+        p = "%attn." if self.score_mod or self.mask_mod else "%"
+        args = [f"{p}q: {qt}", f"{p}k: {kt}", f"{p}v: {vt}"]
         serving = ""
+        if self.alibi:
+            st = _mods.capture_type("f32", self.alibi)
+            serving += f" alibi({p}slopes : {st})"
         if self.kv_lens:
-            args.append("%lens: memref<?xi32>")
-            serving += " kv_lens(%lens : memref<?xi32>)"
+            args.append(f"{p}lens: memref<?xi32>")
+            serving += f" kv_lens({p}lens : memref<?xi32>)"
         if self.page_size:
             table = "memref<?x?xi32, strided<[?, 1], offset: ?>>"
-            args.append(f"%table: {table}")
-            serving += f" block_table(%table : {table})"
-        args += [f"%o: {ot}", f"%lse: {lt}"]
+            args.append(f"{p}table: {table}")
+            serving += f" block_table({p}table : {table})"
+        # ALiBi's slopes and the captures: the entry's arguments after the
+        # serving operands, before O, in operand order (the ABI record's
+        # "captures" and the runtime's capture array follow it).
+        if self.alibi:
+            args.append(f"{p}slopes: {st}")
+        if self.captures:
+            cts = [_mods.capture_type(d, r) for d, r in self.captures]
+            args += [f"{p}cap{n}: {t}" for n, t in enumerate(cts)]
+            serving += (f" captures({', '.join(f'{p}cap{n}' for n in range(len(cts)))} : "
+                        f"{', '.join(cts)})")
+        args += [f"{p}o: {ot}", f"{p}lse: {lt}"]
         attrs = ["causal"] if self.causal else []
         if self.window != (-1, -1):
             attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
@@ -234,9 +307,15 @@ class Variant:
                                for k, v in config.items() if v is not False)
             attrs.append(f"config = #flash.config<{params}>")
         attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
+        regions = ""
+        for kind, text in (("score_mod", self.score_mod), ("mask_mod", self.mask_mod)):
+            if text:
+                body = "\n".join(" " * (6 if line.startswith("^") else 8) + line
+                                 for line in text.split("\n"))
+                regions += f"\n      {kind} {{\n{body}\n      }}"
         return (f"func.func @{name or self.name}({', '.join(args)}) {{\n"
-                f"  flash.attention ins(%q, %k, %v : {qt}, {kt}, {vt}){serving}\n"
-                f"      outs(%o, %lse : {ot}, {lt}){attrs}\n"
+                f"  flash.attention ins({p}q, {p}k, {p}v : {qt}, {kt}, {vt}){serving}\n"
+                f"      outs({p}o, {p}lse : {ot}, {lt}){attrs}{regions}\n"
                 f"  return\n}}\n")
 
     # ------------------------------------------------------------------
@@ -244,11 +323,14 @@ class Variant:
 
     @classmethod
     def for_call(cls, q, k, v, causal=False, window=None, softcap=None, scale=None,
-                 kv_lens=None, block_table=None):
+                 kv_lens=None, block_table=None, alibi_slopes=None, score_mod=None,
+                 mask_mod=None, captures=None):
         """The variant flashmlir.attention runs for these tensors (any device,
         meta included) and options: decode (static heads and query length)
         when kv_lens or block_table is given, as with flash_attn_with_kvcache;
-        prefill (one kernel for all shapes) otherwise."""
+        prefill (one kernel for all shapes) otherwise. ALiBi's slopes and the
+        captures are checked (check_mods_tensors); their types are the
+        variant's."""
         from . import FlashError
         dtype = _dtype_name(q)
         for name, t in (("k", k), ("v", v)):
@@ -281,11 +363,54 @@ class Variant:
         if kv_lens is not None and tuple(kv_lens.shape) != (b,):
             raise FlashError(f"kv_lens must be [batch={b}], got {tuple(kv_lens.shape)}")
         decode = kv_lens is not None or block_table is not None
+        cap_types = check_mods_tensors(q, alibi_slopes, captures)
         return cls(dtype, int(d), int(v.shape[3]), causal=causal, window=window,
                    softcap=softcap, scale=scale, decode=decode,
                    heads_q=int(hq) if decode else 0, heads_kv=int(hkv) if decode else 0,
                    seq_q=int(sq) if decode else 0,
-                   kv_lens=kv_lens is not None or block_table is not None, page_size=page)
+                   kv_lens=kv_lens is not None or block_table is not None, page_size=page,
+                   alibi=0 if alibi_slopes is None else alibi_slopes.dim(),
+                   score_mod=score_mod, mask_mod=mask_mod, captures=cap_types)
+
+
+def check_mods_tensors(q, alibi_slopes, captures):
+    """Checks ALiBi's slopes (float32 [Hq] or [B, Hq]) and the capture
+    tensors (f32/i32/bf16/f16, rank 0 to 4, non-empty) against q, all on q's
+    device; returns the captures' (dtype, rank). Cheap: flashmlir.attention
+    runs it on every call with mods, as the batch may change."""
+    from . import FlashError
+    b, hq = q.shape[0], q.shape[1]
+    if alibi_slopes is not None:
+        if not hasattr(alibi_slopes, "dim"):
+            raise FlashError(f"alibi_slopes must be a tensor, not {type(alibi_slopes).__name__}")
+        if str(alibi_slopes.dtype) != "torch.float32":
+            raise FlashError(f"alibi_slopes must be float32, got {alibi_slopes.dtype}")
+        if tuple(alibi_slopes.shape) not in ((hq,), (b, hq)):
+            raise FlashError(f"alibi_slopes must be [Hq={hq}] or [B={b}, Hq={hq}], got "
+                             f"{tuple(alibi_slopes.shape)}")
+        if alibi_slopes.device != q.device:
+            raise FlashError(f"alibi_slopes is on {alibi_slopes.device}, q on {q.device}")
+    if captures is None:
+        return ()
+    if not isinstance(captures, (list, tuple)):
+        raise FlashError(f"captures must be a list of tensors, not {type(captures).__name__}")
+    types = []
+    for n, t in enumerate(captures):
+        if not hasattr(t, "dim") or not hasattr(t, "dtype"):
+            raise FlashError(f"capture {n} must be a tensor, not {type(t).__name__}")
+        dtype = _mods.CAPTURE_DTYPES.get(str(t.dtype))
+        if dtype is None:
+            raise FlashError(f"capture {n} is {t.dtype}; captures are float32, int32, bfloat16 "
+                             "or float16 (e.g. ids.to(torch.int32))")
+        if t.dim() > _mods.MAX_RANK:
+            raise FlashError(f"capture {n} has rank {t.dim()}; at most {_mods.MAX_RANK}")
+        if t.numel() == 0:
+            raise FlashError(f"capture {n} is empty (shape {tuple(t.shape)}); the kernel "
+                             "clamps its reads into each capture, which needs an element")
+        if t.device != q.device:
+            raise FlashError(f"capture {n} is on {t.device}, q on {q.device}")
+        types.append((dtype, t.dim()))
+    return tuple(types)
 
 
 def _dtype_name(t):

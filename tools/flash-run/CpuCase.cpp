@@ -173,13 +173,15 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
   // ALiBi slopes and the captures, drawn per case.
   ArgBuffer slopes;
   if (kernel.sem.alibiRank)
-    slopes = drawSlopes(kernel.sem.alibiRank, c, rng);
+    slopes = ArgBuffer(drawSlopes(kernel.sem.alibiRank, c, rng));
   std::vector<ArgBuffer> captures;
   for (auto [rule, type] : llvm::zip_equal(opts.captures, kernel.captureTypes())) {
     llvm::Expected<SmallVector<int64_t, 4>> sizes = captureSizes(rule, type, c);
     if (!sizes)
       return sizes.takeError();
-    captures.push_back(drawCapture(rule, type, *sizes, rng));
+    captures.push_back(ArgBuffer(
+        drawCapture(rule, type.getElementType().isF32(),
+                    std::vector<int64_t>(sizes->begin(), sizes->end()), rng)));
   }
 
   ref::AttentionParams params;
@@ -198,8 +200,10 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
     params.alibiSlopes = slopes.f.data();
     params.alibiPerBatch = kernel.sem.alibiRank == 2;
   }
-  std::string modError;
-  setModCallbacks(kernel, captures, params, modError);
+  auto modError = std::make_shared<std::string>();
+  setModCallbacks(kernel.scoreMod, kernel.maskMod,
+                  std::vector<HostCapture>(captures.begin(), captures.end()),
+                  params, modError);
   if (paged) {
     params.blockTable = table.data();
     params.pageSize = layout.pageSize;
@@ -211,8 +215,8 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
                      kernel.hasLse() ? refLse.data : nullptr);
   if (!refErr.empty())
     return makeError("the reference rejects the case: " + refErr);
-  if (!modError.empty())
-    return makeError(modError);
+  if (!modError->empty())
+    return makeError(*modError);
 
   auto desc4 = [&](Tensor &t, ArgRole role) {
     return descriptor<float, 4>(t.data, layout.argSizes(role),

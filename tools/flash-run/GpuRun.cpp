@@ -8,7 +8,8 @@
 //   flash-run-gpu --artifact=libX.so --func=NAME
 //                 --shapes="B,Hq,Hkv,Sq,Sk[,D[,Dv]];..." [--layout=bhsd|bshd]
 //                 [--seed=N] [--repeat=N] [--tol=X] [--lse-tol=X] [--device=N]
-//                 [--page-size=N]
+//                 [--page-size=N] [--source=FILE.mlir] [--alibi]
+//                 [--capture=RULE]...
 //
 // The semantics (causal, window, softcap, scale, kv_lens, paged) come from
 // the artifact's ABI record. KV-cache entries (ABI "kv_lens" / "paged") run
@@ -26,6 +27,14 @@
 // passes within --lse-tol (default 2e-3). With --repeat=N the time is the
 // median of N CUDA-event timed runs.
 //
+// Entries whose ABI lists "captures" (ALiBi's slopes, a score_mod /
+// mask_mod's operands) run through flashrt_attention_captures
+// (GpuCaptures.h): the slopes are drawn as flash-run's JIT mode draws them,
+// every other capture by its --capture rule (Cases.h, the JIT mode's
+// syntax); the reference applies ALiBi and evaluates the regions from the
+// MLIR the artifact was compiled from, --source, which only flash-run (with
+// MLIR) reads; flash-run-gpu checks ALiBi-only entries with --alibi.
+//
 // Exit code: 0 all cases pass, 1 a case fails, 2 usage or runtime error
 // (flashrt's message is printed). Plain C++: flash-run links it for
 // `flash-run --artifact=...`, and flash-run-gpu is this alone, for the GPU
@@ -35,6 +44,7 @@
 
 #include "GpuRun.h"
 #include "Cases.h"
+#include "GpuCaptures.h"
 #include "SizeGuard.h"
 
 #include "Abi.h" // runtime/lib: the ABI record reader libflashrt uses.
@@ -64,7 +74,8 @@ const char kUsage[] =
     "           --shapes=\"B,Hq,Hkv,Sq,Sk[,D[,Dv]];...\" [--layout=bhsd|bshd]\n"
     "           [--seed=N] [--repeat=N] [--tol=X] [--lse-tol=X] "
     "[--device=N]\n"
-    "           [--page-size=N]\n\n"
+    "           [--page-size=N] [--source=FILE.mlir] [--alibi] "
+    "[--capture=RULE]...\n\n"
     "Runs the artifact's entry point NAME (compiled by FlashMLIR, loaded by\n"
     "libflashrt) on random bf16/f16 inputs and checks O and LSE against the\n"
     "double-precision reference. Default O bound: 2x the error of the same\n"
@@ -73,7 +84,12 @@ const char kUsage[] =
     "the median of N CUDA-event timed runs. KV-cache entries (kv_lens,\n"
     "paged) get random lengths (full, 0, 1, random) and a random page table\n"
     "over a pool with spare pages, NaN in every dead K/V row; Sk is the\n"
-    "capacity. Exit code: 0 all cases pass,\n"
+    "capacity. Entries with captures (ABI \"captures\"): ALiBi's slopes\n"
+    "are drawn in [1/256, 1/4], the others by one --capture rule each\n"
+    "(KIND[:ARGS]@DIMS: uniform:LO,HI, randint:LO,HI, docs:N or const:X;\n"
+    "DIMS e.g. BxSk); --source=FILE.mlir (flash-run only: it needs MLIR)\n"
+    "gives the regions the reference evaluates, --alibi says an entry's\n"
+    "only capture is ALiBi's slopes. Exit code: 0 all cases pass,\n"
     "1 a case fails, 2 usage or runtime error.\n";
 
 int fail(const std::string &message) {
@@ -93,6 +109,7 @@ struct Options {
   double lseTol = 2e-3;
   std::optional<int> device;
   std::optional<int64_t> pageSize;
+  CaptureOptions captures;
   bool help = false;
 };
 
@@ -100,12 +117,16 @@ struct Options {
 /// Accepts --name=value and --name value. Returns "" or an error.
 std::string parseArgs(int argc, char **argv, Options &o) {
   static const char *const known[] = {
-      "artifact", "func", "shapes",  "layout", "seed",
-      "repeat",   "tol",  "lse-tol", "device", "page-size"};
+      "artifact", "func",   "shapes",    "layout", "seed",   "repeat",
+      "tol",      "lse-tol", "device", "page-size", "source", "capture"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "-help" || arg == "--help") {
       o.help = true;
+      continue;
+    }
+    if (arg == "--alibi" || arg == "-alibi") {
+      o.captures.alibi = true;
       continue;
     }
     if (arg.size() < 2 || arg[0] != '-')
@@ -134,6 +155,10 @@ std::string parseArgs(int argc, char **argv, Options &o) {
       o.func = value;
     } else if (name == "shapes") {
       o.shapes = value;
+    } else if (name == "source") {
+      o.captures.source = value;
+    } else if (name == "capture") {
+      o.captures.rules.push_back(value);
     } else if (name == "layout") {
       o.layout = value;
     } else if (name == "seed") {
@@ -272,10 +297,13 @@ template <typename Fn> void parallelFor(int64_t n, Fn fn) {
 
 /// The reference on one (batch, KV head) slice: O and LSE in double, and
 /// the error of the same computation in the kernel's dtype (P rounded
-/// before PV, O rounded at the end) against it.
+/// before PV, O rounded at the end) against it. `caps`: ALiBi's slopes and
+/// the regions over the whole batch, which the slice sees at its own batch
+/// and heads.
 double referenceSlice(const Kernel &k, const Case &c, const KvCache &cache,
-                      int64_t b, int64_t hk, ref::View4 q, ref::View4 kk,
-                      ref::View4 v, ref::MutView4 o, float *lse) {
+                      const CaseCaptures &caps, int64_t b, int64_t hk,
+                      ref::View4 q, ref::View4 kk, ref::View4 v,
+                      ref::MutView4 o, float *lse) {
   int64_t group = c.hq / c.hkv, d = k.abi.headDim, dv = k.abi.headDimV;
   auto shift = [](auto view, int64_t b, int64_t h) {
     view.data += b * view.strides[0] + h * view.strides[1];
@@ -306,60 +334,33 @@ double referenceSlice(const Kernel &k, const Case &c, const KvCache &cache,
     p.pagesPerSeq = cache.pagesPerSeq;
     p.numPages = cache.numPages;
   }
-  ref::MutView4 os = shift(o, b, hk * group);
-  float *lses = lse ? lse + (b * c.hq + hk * group) * c.sq : nullptr;
-  std::string err = ref::attention(p, qs, ks, vs, os, lses);
-  if (!err.empty())
+  // The slice's heads h are the batch's hk * group + h.
+  int64_t h0 = hk * group;
+  if (const float *slopes = caps.slopes())
+    p.alibiSlopes = slopes + (caps.alibiRank == 2 ? b * c.hq : 0) + h0;
+  if (const auto &mod = caps.regions.scoreMod)
+    p.scoreMod = [&mod, b, h0](double s, int64_t, int64_t h, int64_t i,
+                               int64_t j) { return mod(s, b, h0 + h, i, j); };
+  if (const auto &mod = caps.regions.maskMod)
+    p.maskMod = [&mod, b, h0](int64_t, int64_t h, int64_t i, int64_t j) {
+      return mod(b, h0 + h, i, j);
+    };
+  ref::MutView4 os = shift(o, b, h0);
+  float *lses = lse ? lse + (b * c.hq + h0) * c.sq : nullptr;
+  if (!ref::attention(p, qs, ks, vs, os, lses).empty())
     return std::numeric_limits<double>::quiet_NaN();
 
-  // Key j of this sequence: through its page table when paged.
-  const int32_t *pages =
-      cache.paged() ? &cache.table[b * cache.pagesPerSeq] : nullptr;
-  auto key = [&](const ref::View4 &x, int64_t j, int64_t e) {
-    return pages ? x.at(pages[j / cache.pageSize], 0, j % cache.pageSize, e)
-                 : x.at(0, 0, j, e);
-  };
-  double maxErr = 0.0;
-  int64_t sk = cache.len(b, c.sk);
-  std::vector<double> s(std::max<int64_t>(sk, 1)), acc(dv);
-  int64_t offset = sk - c.sq;
-  for (int64_t h = 0; h < group; ++h)
-    for (int64_t i = 0; i < c.sq; ++i) {
-      int64_t lo = 0, hi = sk - 1;
-      if (k.causal)
-        hi = std::min(hi, i + offset);
-      if (k.windowLeft >= 0)
-        lo = std::max(lo, i + offset - k.windowLeft);
-      if (k.windowRight >= 0)
-        hi = std::min(hi, i + offset + k.windowRight);
-      if (lo > hi)
-        continue; // O = 0 in both.
-      double m = -std::numeric_limits<double>::infinity(), l = 0.0;
-      for (int64_t j = lo; j <= hi; ++j) {
-        double dot = 0.0;
-        for (int64_t x = 0; x < d; ++x)
-          dot += double(qs.at(0, h, i, x)) * double(key(ks, j, x));
-        double sj = dot * k.scale;
-        if (k.softcap > 0.0)
-          sj = k.softcap * std::tanh(sj / k.softcap);
-        s[j] = sj;
-        m = std::max(m, sj);
-      }
-      std::fill(acc.begin(), acc.end(), 0.0);
-      for (int64_t j = lo; j <= hi; ++j) {
-        double pj = std::exp(s[j] - m);
-        l += pj;
-        double pr = k.dtype.round(pj);
-        for (int64_t x = 0; x < dv; ++x)
-          acc[x] += pr * double(key(vs, j, x));
-      }
-      for (int64_t x = 0; x < dv; ++x) {
-        double emulated = k.dtype.round(acc[x] / l);
-        maxErr =
-            std::max(maxErr, std::fabs(emulated - double(os.at(0, h, i, x))));
-      }
-    }
-  return maxErr;
+  // The same in the kernel's dtype.
+  ref::Shape4 shape = {1, group, c.sq, dv};
+  ref::Strides4 strides = ref::contiguousStrides(shape);
+  std::vector<float> emulated(group * c.sq * dv);
+  p.roundWeight = [&k](double w) { return double(k.dtype.round(w)); };
+  if (!ref::attention(p, qs, ks, vs, {emulated.data(), strides}, nullptr)
+           .empty())
+    return std::numeric_limits<double>::quiet_NaN();
+  for (float &x : emulated)
+    x = k.dtype.round(x);
+  return ref::compare({emulated.data(), strides}, os, shape).maxErr;
 }
 
 using ref::compare;
@@ -415,7 +416,7 @@ std::string checkCaseSize(const Kernel &k, const Case &c) {
 
 /// Runs one case: 0 pass, 1 fail, 2 runtime error (printed).
 int runCase(const Kernel &k, const Case &c, const Options &o,
-            std::mt19937 &rng) {
+            const EntryCaptures &entryCaps, std::mt19937 &rng) {
   int64_t d = k.abi.headDim, dv = k.abi.headDimV;
   bool bshd = o.layout == "bshd";
   KvCache cache;
@@ -523,6 +524,23 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
   }
   const flashrt_tensor *lensArg = cache.lens.empty() ? nullptr : &lensT;
   const flashrt_tensor *tableArg = cache.paged() ? &tableT : nullptr;
+  // The captures (ALiBi's slopes first), drawn and copied to the device.
+  CaseCaptures caps = drawCaseCaptures(entryCaps, c, rng);
+  std::vector<DeviceBuffer> capDev(caps.tensors.size());
+  std::vector<flashrt_tensor> capT(caps.tensors.size());
+  for (size_t n = 0; n < caps.tensors.size(); ++n) {
+    const HostCapture &h = caps.tensors[n];
+    if (flashrt_malloc(&capDev[n].ptr, h.bytes()) ||
+        flashrt_memcpy_htod(capDev[n].ptr, h.data(), h.bytes()))
+      return runtimeFail("copying capture " + std::to_string(n) +
+                         " to the device");
+    flashrt_tensor &t = capT[n];
+    t.data = capDev[n].ptr;
+    t.rank = int32_t(h.sizes.size());
+    t.dtype = h.isFloat() ? FLASHRT_DTYPE_F32 : FLASHRT_DTYPE_I32;
+    std::copy(h.sizes.begin(), h.sizes.end(), t.sizes);
+    std::copy(h.strides.begin(), h.strides.end(), t.strides);
+  }
 
   flashrt_tensor t[5] = {};
   for (int i = 0; i < 4; ++i) {
@@ -538,8 +556,14 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
           3,
           FLASHRT_DTYPE_F32};
   const flashrt_tensor *lseArg = k.abi.lse ? &t[4] : nullptr;
-  if (flashrt_attention_kv(k.handle, &t[0], &t[1], &t[2], lensArg, tableArg,
-                           &t[3], lseArg, nullptr))
+  // Entries without captures keep the call they always had.
+  int rc = capT.empty()
+               ? flashrt_attention_kv(k.handle, &t[0], &t[1], &t[2], lensArg,
+                                      tableArg, &t[3], lseArg, nullptr)
+               : flashrt_attention_captures(
+                     k.handle, &t[0], &t[1], &t[2], lensArg, tableArg,
+                     capT.data(), int(capT.size()), &t[3], lseArg, nullptr);
+  if (rc)
     return runtimeFail("running @" + o.func);
 
   std::vector<uint16_t> outBits(numel(shapes[3]));
@@ -556,10 +580,12 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
   std::vector<double> errRef(c.b * c.hkv);
   parallelFor(c.b * c.hkv, [&](int64_t i) {
     errRef[i] = referenceSlice(
-        k, c, cache, i / c.hkv, i % c.hkv, {host[0].data(), strides[0]},
+        k, c, cache, caps, i / c.hkv, i % c.hkv, {host[0].data(), strides[0]},
         {host[1].data(), strides[1]}, {host[2].data(), strides[2]},
         {refO.data(), refStrides}, k.abi.lse ? refLse.data() : nullptr);
   });
+  if (!caps.error->empty())
+    return fail(*caps.error);
   double sameDtypeErr = 0.0;
   for (double e : errRef) {
     if (std::isnan(e))
@@ -581,8 +607,15 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
 
   float ms = 0.0f;
   int warmup = o.repeat > 1 ? 3 : 0;
-  if (flashrt_time_kv_ms(k.handle, &t[0], &t[1], &t[2], lensArg, tableArg,
-                         &t[3], lseArg, nullptr, warmup, int(o.repeat), &ms))
+  rc = capT.empty()
+           ? flashrt_time_kv_ms(k.handle, &t[0], &t[1], &t[2], lensArg,
+                                tableArg, &t[3], lseArg, nullptr, warmup,
+                                int(o.repeat), &ms)
+           : flashrt_time_captures_ms(k.handle, &t[0], &t[1], &t[2], lensArg,
+                                      tableArg, capT.data(), int(capT.size()),
+                                      &t[3], lseArg, nullptr, warmup,
+                                      int(o.repeat), &ms);
+  if (rc)
     return runtimeFail("timing @" + o.func);
 
   std::string line =
@@ -593,6 +626,11 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
   if (cache.paged())
     line += " pages=" + std::to_string(cache.numPages) + "x" +
             std::to_string(cache.pageSize);
+  if (caps.alibiRank)
+    line += " alibi";
+  if (caps.tensors.size() > (caps.alibiRank != 0))
+    line += " captures=" +
+            std::to_string(caps.tensors.size() - (caps.alibiRank != 0));
   if (!cache.lens.empty()) {
     line += " kv_lens=";
     for (size_t b = 0; b < cache.lens.size() && b < 4; ++b)
@@ -623,7 +661,7 @@ bool flash::run::wantsGpuMode(int argc, char **argv) {
   return false;
 }
 
-int flash::run::gpuMain(int argc, char **argv) {
+int flash::run::gpuMain(int argc, char **argv, const GpuModsLoader &loader) {
   Options o;
   std::string err = parseArgs(argc, argv, o);
   if (o.help) {
@@ -680,6 +718,10 @@ int flash::run::gpuMain(int argc, char **argv) {
     return fail("--page-size is only for paged entries (ABI \"paged\": "
                 "true); @" + o.func + " is not paged");
   }
+  EntryCaptures entryCaps;
+  err = resolveCaptures(k.abi, o.func, o.captures, loader, entryCaps);
+  if (!err.empty())
+    return fail(err);
 
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case &c = cases[i];
@@ -696,6 +738,8 @@ int flash::run::gpuMain(int argc, char **argv) {
                   " has Dv=" + std::to_string(k.abi.headDimV));
     // Keeps a typo in --shapes from allocating the machine away.
     std::string tooLarge = checkCaseSize(k, c);
+    if (tooLarge.empty())
+      tooLarge = checkCaptureCase(k.abi, entryCaps, c);
     if (!tooLarge.empty())
       return fail(what + tooLarge);
   }
@@ -713,7 +757,7 @@ int flash::run::gpuMain(int argc, char **argv) {
   for (const Case &c : cases) {
     int rc;
     try {
-      rc = runCase(k, c, o, rng);
+      rc = runCase(k, c, o, entryCaps, rng);
     } catch (const std::exception &e) { // std::bad_alloc: the guard's estimate
       return fail(std::string("out of host memory: ") + e.what());
     }

@@ -43,7 +43,9 @@
 // pass, 1 if any fails, 2 on any usage, IR, pipeline or JIT error.
 //
 // With --artifact=libX.so it runs a compiled GPU artifact instead, through
-// libflashrt (GpuRun.cpp, also built alone as flash-run-gpu).
+// libflashrt (GpuRun.cpp, also built alone as flash-run-gpu); for entries
+// with captures, --source=FILE.mlir names the MLIR it was compiled from,
+// whose regions the reference evaluates as here (loadGpuMods).
 //
 // This file holds the options and main; the function under test, its
 // lowering and JIT are CpuKernel.cpp, a case (inputs, reference, run,
@@ -55,8 +57,10 @@
 #include "Cases.h"
 #include "CpuCase.h"
 #include "CpuKernel.h"
+#include "CpuMods.h"
 #include "GpuRun.h"
 #include "SizeGuard.h"
+#include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/InitAllFlash.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -152,10 +156,74 @@ int fail(const llvm::Twine &msg) {
 
 } // namespace
 
+/// The GPU mode's GpuModsLoader: ALiBi, the capture types and the regions
+/// of @func's one flash.attention in `source` (GpuRun.h), the regions
+/// evaluated as the JIT mode's reference does (CpuMods.h). The parsed module
+/// lives as long as mods.setCallbacks.
+static std::string loadGpuMods(const std::string &source,
+                               const std::string &func,
+                               ::flash::run::GpuMods &mods) {
+  struct Parsed {
+    DialectRegistry registry;
+    std::unique_ptr<MLIRContext> context;
+    OwningOpRef<ModuleOp> module;
+  };
+  auto parsed = std::make_shared<Parsed>();
+  registerAllDialects(parsed->registry);
+  mlir::flash::registerAllFlashDialects(parsed->registry);
+  parsed->context = std::make_unique<MLIRContext>(parsed->registry);
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(source, &errorMessage);
+  if (!file)
+    return "--source: " + errorMessage;
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  {
+    SourceMgrDiagnosticHandler diagHandler(sourceMgr, parsed->context.get());
+    parsed->module =
+        parseSourceFile<ModuleOp>(sourceMgr, parsed->context.get());
+  }
+  if (!parsed->module)
+    return "could not parse --source '" + source + "'";
+  auto f = parsed->module->lookupSymbol<func::FuncOp>(func);
+  if (!f)
+    return "--source '" + source + "' has no function @" + func;
+  SmallVector<mlir::flash::AttentionOp> ops;
+  f.walk([&](mlir::flash::AttentionOp op) { ops.push_back(op); });
+  if (ops.size() != 1)
+    return "@" + func + " in '" + source + "' holds " +
+           std::to_string(ops.size()) +
+           " flash.attention ops; flash-run needs exactly one";
+  mlir::flash::AttentionOp op = ops.front();
+  if (Value slopes = op.getAlibiSlopes())
+    mods.alibiRank = cast<ShapedType>(slopes.getType()).getRank();
+  for (Value capture : op.getCaptures()) {
+    auto type = cast<ShapedType>(capture.getType());
+    Type element = type.getElementType();
+    if (!element.isF32() && !element.isInteger(32))
+      return "a capture of @" + func + " is " + typeString(type) +
+             "; flash-run fills f32 and i32 captures";
+    mods.captures.push_back(
+        {element.isF32(), type.getRank(), typeString(type)});
+  }
+  Region *scoreMod = op.getScoreMod().empty() ? nullptr : &op.getScoreMod();
+  Region *maskMod = op.getMaskMod().empty() ? nullptr : &op.getMaskMod();
+  mods.setCallbacks = [parsed, scoreMod, maskMod](
+                          std::vector<::flash::run::HostCapture> captures,
+                          ::flash::ref::AttentionParams &params,
+                          std::shared_ptr<std::string> error) {
+    setModCallbacks(scoreMod, maskMod, std::move(captures), params,
+                         std::move(error));
+  };
+  return "";
+}
+
 int main(int argc, char **argv) {
-  // --artifact: run a compiled GPU artifact instead (GpuRun.cpp).
+  // --artifact: run a compiled GPU artifact instead (GpuRun.cpp), with the
+  // regions of --source read here.
   if (::flash::run::wantsGpuMode(argc, argv))
-    return ::flash::run::gpuMain(argc, argv);
+    return ::flash::run::gpuMain(argc, argv, loadGpuMods);
   llvm::InitLLVM initLLVM(argc, argv);
   registerAllPasses();
   mlir::flash::registerAllFlashPasses();
@@ -232,12 +300,13 @@ int main(int argc, char **argv) {
   llvm::Expected<Kernel> kernel = selectKernel(*module, kernelOpts);
   if (!kernel)
     return fail(llvm::toString(kernel.takeError()));
-  std::vector<CaptureRule> captureRules;
+  std::vector<::flash::run::CaptureRule> captureRules;
   for (const std::string &text : captureOpt) {
-    llvm::Expected<CaptureRule> rule = parseCaptureRule(text);
-    if (!rule)
-      return fail(llvm::toString(rule.takeError()));
-    captureRules.push_back(*rule);
+    ::flash::run::CaptureRule rule;
+    if (std::string err = ::flash::run::parseCaptureRule(text, rule);
+        !err.empty())
+      return fail(err);
+    captureRules.push_back(rule);
   }
   if (llvm::Error err = checkCaptureRules(*kernel, captureRules))
     return fail(llvm::toString(std::move(err)));

@@ -221,6 +221,21 @@ TEST(ReferenceHand, TwoKeys) {
   EXPECT_FLOAT_EQ(lse, std::log(e + 1));
 }
 
+TEST(ReferenceHand, RoundWeightRoundsPBeforePVOnly) {
+  // s = [1, 0]: weights [1, 1/e] after the max; roundWeight (a kernel's
+  // rounding of P) changes what multiplies V, not l: O = (2 r(1) + 4 r(1/e))
+  // / (1 + 1/e), LSE = log(e + 1) as without it.
+  AttentionParams p = makeParams(1, 1, 1, 1, 2, 2, 1);
+  p.scale = 1.0;
+  p.roundWeight = [](double w) { return std::floor(w * 4) / 4; };
+  Tensor q({1, 1, 1, 2}), k({1, 1, 2, 2}), v({1, 1, 2, 1});
+  q.data = {1, 0}, k.data = {1, 0, 0, 1}, v.data = {2, 4};
+  auto [o, lse] = runSmall(p, q, k, v);
+  const double e = std::exp(1.0);
+  EXPECT_FLOAT_EQ(o[0], (2 * 1.0 + 4 * 0.25) / (1 + 1 / e));
+  EXPECT_FLOAT_EQ(lse, std::log(e + 1));
+}
+
 TEST(ReferenceHand, CausalFirstRowSeesOnlyFirstKey) {
   AttentionParams p = makeParams(1, 1, 1, 2, 2, 2, 2);
   p.scale = 0.5, p.causal = true;

@@ -99,6 +99,16 @@ const char fake_cap_flash_abi[] =
     "\"shape\":[-1,-1],\"strides\":[-1,1],\"contiguous\":true},"
     "{\"dtype\":\"f32\",\"rank\":1,\"arg\":4,\"shape\":[4],"
     "\"strides\":[-1],\"contiguous\":false}],\"num_args\":7}";
+/* ALiBi: f32 [B, 4] slopes after V (the op's alibi operand, a capture in
+ * the record), causal, GQA 4/2. */
+const char fake_alibi_flash_abi[] =
+    "{\"func\":\"fake_alibi\",\"dtype\":\"bf16\",\"head_dim\":64,"
+    "\"head_dim_v\":64,\"causal\":true,\"window\":[-1,-1],"
+    "\"softcap\":0.0,\"scale\":0.125,\"lse\":true,\"arch\":\"sm_90\","
+    "\"q_shape\":[-1,4,-1,64],\"kv_shape\":[-1,2,-1,64],"
+    "\"captures\":[{\"dtype\":\"f32\",\"rank\":2,\"arg\":3,"
+    "\"shape\":[-1,4],\"strides\":[4,1],\"contiguous\":true}],"
+    "\"num_args\":6}";
 
 static void *module;
 
@@ -188,6 +198,24 @@ static int kvBug(const char *which) {
  * in the same document (FlexAttention's document mask). */
 static const MemRef2 *docIds;
 
+/* Optional captures of fake_cap's score_mod and fake_alibi: a per-head bias
+ * [4] added to the scores, ALiBi slopes [B, Hq]. */
+static const MemRef1 *biasTable;
+static const MemRef2 *alibiSlopes;
+
+static float scoreShift(int64_t b, int64_t h, int64_t diag, int64_t j) {
+  float shift = 0;
+  if (biasTable)
+    shift += ((const float *)biasTable->aligned +
+              biasTable->offset)[h * biasTable->strides[0]];
+  if (alibiSlopes)
+    shift -= ((const float *)alibiSlopes->aligned +
+              alibiSlopes->offset)[b * alibiSlopes->strides[0] +
+                                   h * alibiSlopes->strides[1]] *
+             (float)llabs(diag - j);
+  return shift;
+}
+
 static int sameDoc(int64_t b, int64_t i, int64_t j) {
   if (!docIds)
     return 1;
@@ -246,6 +274,7 @@ static void computeCache(const Semantics *sem, const Cache *c, MemRef4 *q,
             s *= sem->scale;
             if (sem->softcap > 0)
               s = sem->softcap * tanhf(s / sem->softcap);
+            s += scoreShift(b, h, i + offset, j);
           }
           p[j] = s;
           m = fmaxf(m, s);
@@ -351,8 +380,23 @@ void _mlir_ciface_fake_cap(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef2 *doc,
   fake_last_doc = *doc;
   fake_last_bias = *bias;
   docIds = doc;
+  biasTable = bias;
   if (module)
     compute(&sem, q, k, v, o, lse);
   docIds = 0;
+  biasTable = 0;
+  launch(q, o);
+}
+
+void _mlir_ciface_fake_alibi(MemRef4 *q, MemRef4 *k, MemRef4 *v,
+                             MemRef2 *slopes, MemRef4 *o, MemRef3 *lse) {
+  static const Semantics sem = {0, 1, -1, -1, 0.0f, 0.125f};
+  ++fake_calls;
+  fake_last_q = *q;
+  fake_last_o = *o;
+  alibiSlopes = slopes;
+  if (module)
+    compute(&sem, q, k, v, o, lse);
+  alibiSlopes = 0;
   launch(q, o);
 }

@@ -109,6 +109,11 @@ struct AttentionParams {
   std::function<double(double s, int64_t b, int64_t h, int64_t i, int64_t j)>
       scoreMod;
   std::function<bool(int64_t b, int64_t h, int64_t i, int64_t j)> maskMod;
+  /// If set, each weight exp(s_j - m) goes through it before it multiplies
+  /// v_j (l still sums the exact weights): a kernel's rounding of P to its
+  /// dtype, for the error of the same computation in that dtype (FA2's
+  /// tolerance rule).
+  std::function<double(double)> roundWeight;
 };
 
 /// Computes attention into `out` and, if non-null, `lse`. Returns an empty
