@@ -21,8 +21,10 @@
 // RUN:   --shapes='1,4,2,37,100' --capture=docs:3@BxSq --capture=docs:3@BxSk \
 // RUN:   --capture=uniform:-0.05,0.05@Hq | FileCheck %s --check-prefix=ONE
 // ALiBi over 1000 keys gives logits near -250, whose f32 ulp is 1.5e-5:
-// the LSE is checked relative to its size there (--lse-rtol).
-// RUN: flash-run %s --func=mods_split --tol=1e-5 --lse-rtol=1e-6 --pipeline="%cleanups" \
+// the LSE is checked relative to its size there (--lse-rtol), and each
+// probability inherits that relative error, so O is held to 3e-5 (at
+// 1e-5, 2 of 6 seeds failed with 1.1e-5 and 1.2e-5; inputs are random).
+// RUN: flash-run %s --func=mods_split --tol=3e-5 --lse-rtol=1e-6 --pipeline="%cleanups" \
 // RUN:   --shapes='2,4,2,1,1;2,4,2,1,300;2,4,2,17,1000' --capture=docs:3@BxSq \
 // RUN:   --capture=docs:3@BxSk --capture=uniform:-0.05,0.05@Hq \
 // RUN:   | FileCheck %s --check-prefix=THREE
