@@ -7,7 +7,8 @@
 // captures from above; scores in logit units (`logits`) on the updates and
 // the finalize. flash-online-softmax inlines them into one element-wise
 // generic after the logit scale and before the causal mask, at the clamped
-// positions i = min(row + r, Sq - 1), j = min(col + c, Sk - 1).
+// positions i = min(row + r, Sq - 1), j = min(col + c, Sk - 1) (j only on
+// masked blocks: the others lie inside the keys).
 
 // TILE-LABEL: func.func @mods
 // TILE-SAME: %[[SLOPES:[^:]+]]: memref<4xf32>, %[[DOC:[^:]+]]: memref<?x?xi32>, %[[BIAS:[^:]+]]: memref<4xf32>
@@ -70,10 +71,17 @@
 // Then the causal mask of a masked block.
 // SOFTMAX: linalg.generic
 // SOFTMAX: arith.select
-// The `main` loop keeps the mask_mod select (no causal mask generic).
+// The `main` loop keeps the mask_mod select (no causal mask generic); its
+// blocks lie inside the keys, so j is col + c unclamped (i still is).
 // SOFTMAX: role = "main"
 // SOFTMAX: linalg.index 0
-// SOFTMAX: memref.load %[[DOC]]
+// SOFTMAX-NEXT: arith.addi
+// SOFTMAX-NEXT: %[[MI:.+]] = arith.minsi
+// SOFTMAX-NEXT: linalg.index 1
+// SOFTMAX-NEXT: %[[MJ:.+]] = arith.addi
+// SOFTMAX-NOT: arith.minsi
+// SOFTMAX: memref.load %[[DOC]][%[[B]], %[[MI]]]
+// SOFTMAX-NEXT: memref.load %[[DOC]][%[[B]], %[[MJ]]]
 // SOFTMAX: arith.select
 // SOFTMAX-NOT: flash.tile_update
 // SOFTMAX: return
