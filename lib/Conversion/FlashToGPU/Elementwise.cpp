@@ -134,14 +134,16 @@ Value KernelEmitter::selectScalar(Operation &op, IRMapping &m) {
 
 /// Clones `body` (but its terminator) through `m`, selecting each op;
 /// values from outside the body are lifted into the kernel. `skip` is not
-/// cloned (a final conversion done per register pair instead).
+/// cloned (a final conversion done per register pair instead), nor is an
+/// op already mapped or, given `only`, one it rejects.
 static LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
                                function_ref<Value(Value)> outside,
-                               function_ref<Value(Operation &)> select) {
+                               function_ref<Value(Operation &)> select,
+                               function_ref<bool(Operation &)> only = {}) {
   for (Operation &op : body.without_terminator()) {
     // `skip`, and ops an earlier phase cloned (capture reads hoisted above
     // the score GEMM's wait).
-    if (&op == skip || m.contains(op.getResult(0)))
+    if (&op == skip || m.contains(op.getResult(0)) || (only && !only(op)))
       continue;
     for (Value operand : op.getOperands())
       // A memref (a capture) is not a value of the kernel: its loads
@@ -327,21 +329,9 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     };
     if (phase == 0) {
       // The early ops only, in body order.
-      for (Operation &o : body.without_terminator()) {
-        if (!early.contains(&o) || m.contains(o.getResult(0)))
-          continue;
-        for (Value operand : o.getOperands())
-          if (!m.contains(operand) && !isa<MemRefType>(operand.getType())) {
-            Value lifted = outside(operand);
-            if (!lifted)
-              return failure();
-            m.map(operand, lifted);
-          }
-        Value r = select(o);
-        if (!r)
-          return failure();
-        m.map(o.getResult(0), r);
-      }
+      if (failed(cloneBody(body, m, narrow, outside, select,
+                           [&](Operation &o) { return early.contains(&o); })))
+        return failure();
       if (idx == count - 1)
         b.restoreInsertionPoint(late);
       continue;
