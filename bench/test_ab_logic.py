@@ -148,20 +148,7 @@ def test_ab_rows_on_cpu():
 
 
 def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
-    passed = failed = 0
-    for name, f in tests:
-        try:
-            f()
-            passed += 1
-            print(f"ok   {name}")
-        except Exception:  # noqa: BLE001
-            failed += 1
-            print(f"FAIL {name}")
-            import traceback
-            traceback.print_exc()
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return T.run_tests(globals())
 
 
 if __name__ == "__main__":

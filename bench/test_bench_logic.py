@@ -670,8 +670,9 @@ def test_decode_speed_flow():
         decode.torch_backends, decode.sdpa_call, decode.bench_ms = saved
 
 
-def main():
-    tests = [(n, f) for n, f in sorted(globals().items()) if n.startswith("test_") and callable(f)]
+def run_tests(namespace):
+    """Runs every test_* function of `namespace` (a module's globals())."""
+    tests = [(n, f) for n, f in sorted(namespace.items()) if n.startswith("test_") and callable(f)]
     passed = failed = 0
     for name, f in tests:
         try:
@@ -684,6 +685,10 @@ def main():
             traceback.print_exc()
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def main():
+    return run_tests(globals())
 
 
 if __name__ == "__main__":

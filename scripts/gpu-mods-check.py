@@ -180,34 +180,44 @@ def semantics(kernel):
             "head_dim_v": int(a.get("head_dim_v") or a["head_dim"]), "lse": bool(a["lse"])}
 
 
-def run_case(kernel, case, radius, softcap, device="cuda"):
+def prepare_case(kernel, case, radius, softcap, device, guard, why):
+    """A case's ABI, fresh inputs, captures (Mods) and the guarded call of
+    the kernel into poisoned outputs (guard zones of `guard` elements)."""
     import torch
     abi = semantics(kernel)
-    res = case.as_dict()
-    why = []
     q, k, v = C.make_inputs(case, abi, device)
     gen = torch.Generator(device=device)
     gen.manual_seed(case.seed + 1)
     mods = Mods(case.entry["kind"], case.batch, case.hq, case.sq, case.sk, device, gen,
                 radius, softcap)
-    oshape = (case.batch, case.hq, case.sq, abi["head_dim_v"])
-    lshape = (case.batch, case.hq, case.sq)
 
     def call():
         return C.guarded_call(
             lambda out, lse: kernel(q, k, v, out=out, lse=lse, captures=mods.captures),
-            oshape, lshape, case.layout, q.dtype, device, C.GUARD, why)
+            (case.batch, case.hq, case.sq, abi["head_dim_v"]), (case.batch, case.hq, case.sq),
+            case.layout, q.dtype, device, guard, why)
 
+    return abi, q, k, v, mods, call
+
+
+def finish(res, why):
+    res["ok"] = not why
+    if why:
+        res["why"] = "; ".join(dict.fromkeys(why))
+    return res
+
+
+def run_case(kernel, case, radius, softcap, device="cuda"):
+    import torch
+    res, why = case.as_dict(), []
+    abi, q, k, v, mods, call = prepare_case(kernel, case, radius, softcap, device, C.GUARD, why)
     out, lse = call()
     nan_o = C.check_written_and_repeatable(out, lse, call, True, why)
     ref_o, ref_l = C.attention_math(q, k, v, abi, torch.float32, mods)
     base_o = C.attention_math(q, k, v, abi, q.dtype, mods)[0]
     C.check_outputs(out, lse, ref_o, ref_l, base_o, abi["dtype"], C.ATOL_FLOOR, nan_o, res,
                     why)
-    res["ok"] = not why
-    if why:
-        res["why"] = "; ".join(dict.fromkeys(why))
-    return res
+    return finish(res, why)
 
 
 def live_rows(abi, mods, case):
@@ -245,31 +255,15 @@ def check_invariants(out, lse, v, live, res, why):
 def run_sanitize_case(kernel, case, radius, softcap, device="cuda"):
     """A case for compute-sanitizer: our kernel is the only GPU work beyond
     filling tensors (no reference matmul); the verdict is check_invariants'."""
-    import torch
-    abi = semantics(kernel)
-    res = case.as_dict()
-    why = []
-    q, k, v = C.make_inputs(case, abi, device)
-    gen = torch.Generator(device=device)
-    gen.manual_seed(case.seed + 1)
+    res, why = case.as_dict(), []
+    abi, q, k, v, mods, call = prepare_case(kernel, case, radius, softcap, device, 0, why)
     kind = case.entry["kind"]
-    mods = Mods(kind, case.batch, case.hq, case.sq, case.sk, device, gen, radius, softcap)
-
-    def call():
-        return C.guarded_call(
-            lambda out, lse: kernel(q, k, v, out=out, lse=lse, captures=mods.captures),
-            (case.batch, case.hq, case.sq, abi["head_dim_v"]), (case.batch, case.hq, case.sq),
-            case.layout, q.dtype, device, 0, why)
-
     out, lse = call()
     C.check_written_and_repeatable(out, lse, call, True, why)
     host = Mods(kind, case.batch, case.hq, case.sq, case.sk, "cpu", None, radius, softcap)
     host.captures = [c.cpu() for c in mods.captures]
     check_invariants(out.cpu(), lse.cpu(), v.cpu(), live_rows(abi, host, case), res, why)
-    res["ok"] = not why
-    if why:
-        res["why"] = "; ".join(dict.fromkeys(why))
-    return res
+    return finish(res, why)
 
 
 def median_ms(fn, warmup=5, reps=30):

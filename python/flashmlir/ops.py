@@ -295,16 +295,18 @@ def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, k
                                (alibi_slopes, score_mod or None, mask_mod or None,
                                 list(captures or ())))
     if _compiling(torch) or q.device.type == "meta":
-        o, l = torch.ops.flashmlir.attention(q, k, v, bool(causal), window, softcap, scale,
-                                             kv_lens, block_table)
-        if out is not None:
-            o = out.copy_(o)
-        if lse is not None:
-            l = lse.copy_(l)
+        o, l = _into(torch.ops.flashmlir.attention(q, k, v, bool(causal), window, softcap,
+                                                   scale, kv_lens, block_table), out, lse)
     else:
         o, l = _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=out,
                     lse=lse)
     return (o, l) if return_lse else o
+
+
+def _into(results, out, lse):
+    """The operator's (O, LSE), copied into the caller's out= / lse= when given."""
+    o, l = results
+    return (o if out is None else out.copy_(o)), (l if lse is None else lse.copy_(l))
 
 
 def _attention_mods(torch, q, k, v, causal, window, softcap, scale, kv_lens, block_table,
@@ -320,13 +322,10 @@ def _attention_mods(torch, q, k, v, causal, window, softcap, scale, kv_lens, blo
         if not compiling:  # a FlashError before the dispatcher's (the fake
             # implementation checks the same when tracing; eager calls in _run)
             check_mods_tensors(q, alibi_slopes, captures)
-        o, l = torch.ops.flashmlir.attention_mods(q, k, v, captures, bool(causal), window,
-                                                  softcap, scale, kv_lens, block_table,
-                                                  alibi_slopes, score_mod, mask_mod)
-        if out is not None:
-            o = out.copy_(o)
-        if lse is not None:
-            l = lse.copy_(l)
+        o, l = _into(torch.ops.flashmlir.attention_mods(q, k, v, captures, bool(causal), window,
+                                                        softcap, scale, kv_lens, block_table,
+                                                        alibi_slopes, score_mod, mask_mod),
+                     out, lse)
     else:
         o, l = _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=out,
                     lse=lse, mods=mods)
