@@ -21,6 +21,8 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -61,18 +63,77 @@ FailureOr<Fragment> KernelEmitter::fragmentOf(Value v, Operation *user,
            failure();
   if (it->second.kind != Fragment::RowPartial || keepPartial)
     return it->second;
+  Fragment part = it->second;
   auto total = rowTotals.find(v);
-  if (total != rowTotals.end())
+  if (total != rowTotals.end() && llvm::all_of(llvm::enumerate(total->second.regs), [&](auto r) { return !emitsRow(r.index()) || r.value(); }))
     return total->second;
-  // The row's total: the quad's parts summed by two xor-shuffles.
-  Fragment row = it->second;
-  row.kind = Fragment::Row;
-  for (Value &r : row.regs) {
-    r = fadd(r, shflXor(r, 1));
-    r = fadd(r, shflXor(r, 2));
+  // The row's total: the quad's parts summed by two xor-shuffles (in a
+  // row-local run, only the row being emitted).
+  Fragment &row = rowTotals[v];
+  if (row.regs.empty()) {
+    row = part;
+    row.kind = Fragment::Row;
+    if (onlyRow)
+      row.regs.assign(part.regs.size(), Value());
   }
-  rowTotals[v] = row;
+  for (auto [n, r] : llvm::enumerate(row.regs)) {
+    if (!emitsRow(n))
+      continue;
+    Value x = part.regs[n];
+    x = fadd(x, shflXor(x, 1));
+    r = fadd(x, shflXor(x, 2));
+  }
   return row;
+}
+
+LogicalResult KernelEmitter::lowerBody(Block &body, IRMapping &map) {
+  // Row-local: an element-wise op or row reduction (each lowering checks
+  // its maps; both read and write only the elements of the row they
+  // compute), or a value with no registers (tensor.empty, scalars).
+  auto rowLocal = [](Operation &op) {
+    if (isa<linalg::GenericOp>(op))
+      return true;
+    return isa<tensor::EmptyOp>(op) ||
+           (llvm::none_of(op.getResultTypes(),
+                          [](Type t) { return isa<ShapedType>(t); }) &&
+            isMemoryEffectFree(&op));
+  };
+  // The run is emitted row after row, as FA2 writes its softmax: each
+  // row's temporaries die before the next row starts, where emitting op
+  // after op keeps every row's live at once (the d64 causal wgmma kernel
+  // took 122 registers that way and 96 row by row: 5 programs per SM
+  // instead of 4).
+  auto ops = llvm::make_pointer_range(body.without_terminator());
+  SmallVector<Operation *> all(ops.begin(), ops.end());
+  for (size_t i = 0; i < all.size();) {
+    size_t end = i;
+    int64_t generics = 0;
+    while (end < all.size() && rowLocal(*all[end]))
+      generics += isa<linalg::GenericOp>(all[end++]);
+    if (generics < 2) {
+      for (end = std::max(end, i + 1); i < end; ++i)
+        if (failed(lowerOp(all[i], map)))
+          return failure();
+      continue;
+    }
+    // A body may be emitted more than once (loop copies): the rows kept
+    // across the run must be this emission's.
+    for (size_t k = i; k < end; ++k)
+      for (Value r : all[k]->getResults()) {
+        frags.erase(r);
+        rowTotals.erase(r);
+      }
+    auto reset = llvm::make_scope_exit([&] { onlyRow.reset(); });
+    int64_t group = rowGroup();
+    for (int64_t row = 0; row < 2 * mTiles; row += group) {
+      onlyRow = {row, row + group};
+      for (size_t k = i; k < end; ++k)
+        if (failed(lowerOp(all[k], map)))
+          return failure();
+    }
+    i = end;
+  }
+  return success();
 }
 
 Value KernelEmitter::element(const Fragment &f, int64_t idx) {
@@ -296,10 +357,15 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // Per register, in phase 0 (only with early ops) the early ops, in phase
   // 1 the rest; linalg.index is the element's row and column in the tile.
   SmallVector<IRMapping> maps(count);
-  SmallVector<Value> values;
+  SmallVector<Value> values(count);
+  // In a row-local run (lowerBody), only the registers of its rows.
+  SmallVector<int64_t> order;
+  for (int64_t idx = 0; idx < count; ++idx)
+    if (emitsRow(2 * std::get<0>(position(idx)) + std::get<1>(position(idx))))
+      order.push_back(idx);
   int64_t first = early.empty() ? 1 : 0;
   for (int64_t phase = first; phase < 2; ++phase)
-  for (int64_t idx = 0; idx < count; ++idx) {
+  for (int64_t idx : order) {
     auto [mt, h, nt, e] = position(idx);
     IRMapping &m = maps[idx];
     if (phase == 1)
@@ -332,29 +398,36 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
       if (failed(cloneBody(body, m, narrow, outside, select,
                            [&](Operation &o) { return early.contains(&o); })))
         return failure();
-      if (idx == count - 1)
+      if (idx == order.back())
         b.restoreInsertionPoint(late);
       continue;
     }
     if (failed(cloneBody(body, m, narrow, outside, select)))
       return failure();
-    values.push_back(m.lookup(narrow ? narrow->getOperand(0) : yielded));
+    values[idx] = m.lookup(narrow ? narrow->getOperand(0) : yielded);
   }
-  if (!out.packed()) {
-    out.regs = std::move(values);
-  } else {
-    for (int64_t i = 0; i < count; i += 2) {
-      if (narrow) {
-        out.regs.push_back(packPair(values[i], values[i + 1]));
-        continue;
-      }
-      Type pairType = VectorType::get({2}, out.elt);
-      Value pair = LLVM::PoisonOp::create(b, loc, pairType);
-      for (int64_t k = 0; k < 2; ++k)
-        pair = LLVM::InsertElementOp::create(b, loc, pair, values[i + k],
-                                             ci32(k));
-      out.regs.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
+  // In a row-local run, the rows emitted before this one are kept.
+  if (auto done = frags.find(result); onlyRow && done != frags.end())
+    out.regs = done->second.regs;
+  else
+    out.regs.assign(out.packed() ? count / 2 : count, Value());
+  for (int64_t i : order) {
+    if (!out.packed()) {
+      out.regs[i] = values[i];
+      continue;
     }
+    if (i % 2)
+      continue;
+    if (narrow) {
+      out.regs[i / 2] = packPair(values[i], values[i + 1]);
+      continue;
+    }
+    Type pairType = VectorType::get({2}, out.elt);
+    Value pair = LLVM::PoisonOp::create(b, loc, pairType);
+    for (int64_t k = 0; k < 2; ++k)
+      pair = LLVM::InsertElementOp::create(b, loc, pair, values[i + k],
+                                           ci32(k));
+    out.regs[i / 2] = LLVM::BitcastOp::create(b, loc, i32, pair);
   }
   frags[result] = std::move(out);
   return success();
@@ -406,15 +479,21 @@ LogicalResult KernelEmitter::lowerRowReduction(linalg::GenericOp op,
       llvm::is_contained(yieldDef->getOperands(), accArg);
   int64_t nTiles = in->cols / 8;
   Fragment out = *init;
+  // In a row-local run, the rows emitted before this one are kept.
+  if (auto done = frags.find(result); onlyRow && done != frags.end())
+    out = done->second;
   out.kind = partial ? Fragment::RowPartial : Fragment::Row;
   for (int64_t mt = 0; mt < mTiles; ++mt)
     for (int64_t h = 0; h < 2; ++h) {
+      if (!emitsRow(2 * mt + h))
+        continue;
       SmallVector<Value> vals;
       for (int64_t nt = 0; nt < nTiles; ++nt)
         for (int64_t e = 0; e < 2; ++e)
           vals.push_back(in->regs[frag(mt, nt, 2 * h + e, nTiles)]);
       Value part = tree(vals, combine);
       Value &r = out.regs[2 * mt + h];
+      r = init->regs[2 * mt + h];
       // An idempotent combine (max, min) takes the init, the same in the
       // quad's lanes, before the shuffles, as FA2 does: one chain.
       if (idempotent)

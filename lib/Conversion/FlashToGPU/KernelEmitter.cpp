@@ -544,9 +544,8 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
     curFor = nullptr;
   });
   Block &body = kvLoop.getBody().front();
-  for (Operation &op : body.without_terminator())
-    if (failed(lowerOp(&op, local)))
-      return failure();
+  if (failed(lowerBody(body, local)))
+    return failure();
   // Both GEMMs have waited for their reads of this stage.
   if (ws)
     arriveOn(mbarrier(false, stage));

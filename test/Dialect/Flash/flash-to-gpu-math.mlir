@@ -74,13 +74,18 @@
 // CHECK-NEXT: %[[CAUSAL1:.*]] = arith.cmpi sle, %[[J1]], %[[DIAG]] : index
 // CHECK-NEXT: %[[VIS1:.*]] = arith.andi %[[END1]], %[[CAUSAL1]] : i1
 // CHECK-NEXT: %[[S1:.*]] = arith.select %[[VIS1]], %{{.*}}, %[[NINF]] : f32
-// The second row of the thread: 8 rows on, same columns.
-// CHECK-NEXT: %[[QROW8:.*]] = arith.addi %[[QROW]], %c8 overflow<nsw> : index
-// CHECK-NEXT: %[[DIAG8:.*]] = arith.addi %[[QROW8]], %[[OFF]] : index
-// CHECK-NEXT: %[[CAUSAL8:.*]] = arith.cmpi sle, %[[J]], %[[DIAG8]] : index
-// CHECK-NEXT: %[[VIS8:.*]] = arith.andi %[[END]], %[[CAUSAL8]] : i1
-// The next n-tile: 8 columns on.
-// CHECK: %[[J8:.*]] = arith.addi %[[J]], %c8 overflow<nsw> : index
+// mma.sync: op after op in register order, so the thread's second row (8
+// rows on, same columns) comes next. wgmma: the softmax between the GEMMs
+// is emitted one thread row at a time (lowerBody), so the same row's next
+// n-tile (8 columns on) comes next and the second row only after the
+// first row's whole softmax.
+// MMA-NEXT: %[[QROW8:.*]] = arith.addi %[[QROW]], %c8 overflow<nsw> : index
+// MMA-NEXT: %[[DIAG8:.*]] = arith.addi %[[QROW8]], %[[OFF]] : index
+// MMA-NEXT: %[[CAUSAL8:.*]] = arith.cmpi sle, %[[J]], %[[DIAG8]] : index
+// MMA-NEXT: %[[VIS8:.*]] = arith.andi %[[END]], %[[CAUSAL8]] : i1
+// MMA: %[[J8:.*]] = arith.addi %[[J]], %c8 overflow<nsw> : index
+// WG-NEXT: %[[J8:.*]] = arith.addi %[[J]], %c8 overflow<nsw> : index
+// WG-NOT: arith.addi %[[QROW]], %c8
 // Row max of the first row: the in-thread tree, the running max m, then
 // the quad (xor 1, 2).
 // CHECK: llvm.call_intrinsic "llvm.maxnum.f32"(%[[S0]], %[[S1]])
@@ -115,6 +120,10 @@
 // CHECK: %[[PV0:.*]] = llvm.insertelement %[[P0]], %{{.*}}[%c0_i32 : i32] : vector<2xf32>
 // CHECK-NEXT: %[[PV1:.*]] = llvm.insertelement %[[P1]], %[[PV0]][%c1_i32 : i32] : vector<2xf32>
 // CHECK-NEXT: arith.truncf %[[PV1]] : vector<2xf32> to vector<2xbf16>
+// wgmma: only now the second row, whose softmax has the two shuffles of
+// its own max and none for l.
+// WG: arith.addi %[[QROW]], %c8 overflow<nsw> : index
+// WG-COUNT-2: gpu.shuffle  xor
 // CHECK-NOT: gpu.shuffle
 // CHECK: } {flash.kv_loop = "masked_right"}
 // The unmasked loop carries the same slots on.
