@@ -86,7 +86,8 @@ class Mods:
     then the mask (causal / window AND mask_mod). i, j are the query and key
     positions, b the batch, h the query head."""
 
-    def __init__(self, kind, b, hq, sq, sk, device, gen, radius, softcap):
+    def __init__(self, kind, b, hq, sq, sk, device, gen, radius, softcap, block_rows=128,
+                 one_doc=None):
         import torch
         self.kind, self.radius, self.softcap = kind, radius, softcap
         self.i = torch.arange(sq, device=device).view(1, 1, sq, 1)
@@ -100,13 +101,18 @@ class Mods:
             self.captures = [torch.pow(2.0, -8.0 * h / hq)]
         elif kind == "relbias":
             self.captures = [torch.randn(hq, 2 * radius + 1, generator=gen, device=device)]
-        elif kind == "docmask":
+        elif kind in ("docmask", "docmask_bm"):
             s = max(sq, sk)
             longest = min(MAX_DOC, max(4, s // 3))
             lengths = torch.randint(1, longest + 1, (b, s), generator=gen, device=device)
+            if one_doc:
+                lengths.fill_(s)
             starts = torch.cumsum(lengths, dim=1)  # doc d covers [starts[d-1], starts[d])
             pos = torch.arange(s, device=device).expand(b, s).contiguous()
-            self.captures = [torch.searchsorted(starts, pos, right=True).to(torch.int32)]
+            doc = torch.searchsorted(starts, pos, right=True).to(torch.int32)
+            self.captures = [doc]
+            if kind == "docmask_bm":
+                self.captures = [doc_block_mask(doc, hq, sq, sk, block_rows), doc]
         elif kind == "prefixlm":
             self.captures = [torch.randint(0, sk + 1, (b,), generator=gen, device=device,
                                            dtype=torch.int32)]
@@ -127,8 +133,8 @@ class Mods:
         return s
 
     def mask(self, m):
-        if self.kind == "docmask":
-            doc = self.captures[0].long()  # [B, S]
+        if self.kind in ("docmask", "docmask_bm"):
+            doc = self.captures[-1].long()  # [B, S]
             di = doc[:, :self.sq].view(-1, 1, self.sq, 1)
             dj = doc[:, :self.sk].view(-1, 1, 1, self.sk)
             mod = di == dj
@@ -138,6 +144,27 @@ class Mods:
         else:
             return m
         return mod if m is None else mod & m
+
+
+def doc_block_mask(doc, hq, sq, sk, rows):
+    """The block_mask hint of a document mask over sorted document ids
+    `doc` [B, S] (int32), as flash.attention's block_mask operand wants it:
+    [B, Hq, ceil(Sq / rows), 4] int32, row r holding (vlo, vhi, flo, fhi) for
+    the queries [r * rows, (r + 1) * rows): the keys of the row block's first
+    to last document are the only visible ones, and when the block lies in
+    one document all of that document's keys are visible."""
+    import torch
+    b = doc.shape[0]
+    first = torch.arange(0, sq, rows, device=doc.device)
+    last = torch.clamp(first + rows - 1, max=sq - 1)
+    keys = doc[:, :sk].contiguous()
+    d_first, d_last = doc[:, first].contiguous(), doc[:, last].contiguous()
+    vlo = torch.searchsorted(keys, d_first, right=False)
+    vhi = torch.searchsorted(keys, d_last, right=True)
+    one = d_first == d_last
+    zero = torch.zeros_like(vlo)
+    hint = torch.stack([vlo, vhi, torch.where(one, vlo, zero), torch.where(one, vhi, zero)], -1)
+    return hint.to(torch.int32).view(b, 1, -1, 4).expand(b, hq, -1, 4).contiguous()
 
 
 class Case:
@@ -189,7 +216,7 @@ def prepare_case(kernel, case, radius, softcap, device, guard, why):
     gen = torch.Generator(device=device)
     gen.manual_seed(case.seed + 1)
     mods = Mods(case.entry["kind"], case.batch, case.hq, case.sq, case.sk, device, gen,
-                radius, softcap)
+                radius, softcap, case.entry.get("block_mask_rows", 128))
 
     def call():
         return C.guarded_call(
@@ -289,10 +316,14 @@ def timing(kernels, log, rounds=5):
     docmask (a mask_mod, within 10 % of no mask); the other rows inform."""
     import torch
     rows = []
-    pairs = [("softcap_fast", "softcap_attr"), ("softcap_mod", "softcap_attr"),
-             ("docmask", "plain"), ("prefixlm", "plain"), ("alibi", "plain"),
-             ("relbias", "plain")]
-    for (mine, base) in pairs:
+    # docmask_bm: the document mask with its block_mask hint, over random
+    # documents (most blocks skipped) and over one document spanning the
+    # sequence (every block full: the hint's own cost against no mask).
+    pairs = [("softcap_fast", "softcap_attr", None), ("softcap_mod", "softcap_attr", None),
+             ("docmask", "plain", None), ("docmask_bm", "plain", False),
+             ("docmask_bm", "plain", True), ("docmask_bm", "docmask", False),
+             ("prefixlm", "plain", None), ("alibi", "plain", None), ("relbias", "plain", None)]
+    for (mine, base, one_doc) in pairs:
         for d in (64, 128):
             for causal in (False, True):
                 key = lambda kind: f"mods_{kind}_bf16_d{d}{'_causal' if causal else ''}"  # noqa
@@ -304,11 +335,13 @@ def timing(kernels, log, rounds=5):
                     gen.manual_seed(b * h + sq)
                     q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
                                            dtype=torch.bfloat16) for s in (sq, sk, sk))
-                    mods = Mods(mine, b, h, sq, sk, "cuda", gen, 0, 30.0)
+                    mods = Mods(mine, b, h, sq, sk, "cuda", gen, 0, 30.0, one_doc=one_doc)
+                    # the baseline on the same documents
+                    base_caps = mods.captures[-1:] if base == "docmask" else []
                     out = torch.empty_like(q)
                     lse = torch.empty(b, h, sq, device="cuda")
                     run_m = lambda: km(q, k, v, out=out, lse=lse, captures=mods.captures)  # noqa
-                    run_b = lambda: kb(q, k, v, out=out, lse=lse)  # noqa
+                    run_b = lambda: kb(q, k, v, out=out, lse=lse, captures=base_caps)  # noqa
                     ratios, tm, tb = [], [], []
                     for _ in range(rounds):
                         m1, b1, b2, m2 = (median_ms(f) for f in (run_m, run_b, run_b, run_m))
@@ -317,11 +350,13 @@ def timing(kernels, log, rounds=5):
                         ratios.append((m1 + m2) / (b1 + b2))
                     t_m, t_b = statistics.median(tm), statistics.median(tb)
                     ratio = statistics.median(ratios)
-                    row = {"mine": key(mine), "base": key(base), "shape": [b, h, sq, sk],
+                    docs = {None: "", False: " (random documents)",
+                            True: " (one document)"}[one_doc]
+                    row = {"mine": key(mine) + docs, "base": key(base), "shape": [b, h, sq, sk],
                            "ms": t_m, "base_ms": t_b, "ratio": ratio,
                            "ratio_min": min(ratios), "ratio_max": max(ratios)}
                     rows.append(row)
-                    log(f"timing {key(mine)} vs {key(base)} B={b} H={h} S={sq}x{sk}: "
+                    log(f"timing {key(mine)}{docs} vs {key(base)} B={b} H={h} S={sq}x{sk}: "
                         f"{t_m:.3f} ms vs {t_b:.3f} ms, ratio {ratio:.3f} "
                         f"[{min(ratios):.3f}, {max(ratios):.3f}]")
     return rows
