@@ -14,11 +14,12 @@
 // which a block mask always has); only the masked loops' updates carry the
 // mask_mod, so after flash-online-softmax the main loop has no mask at all.
 // A static 1 in the hint's batch dim broadcasts (index 0), the head dim
-// follows the grid's head. No static iteration counts (the hint is data).
+// follows the grid's head. No static iteration counts (the hint is data);
+// the grid records block_mask_rows for the ABI record.
 
 // TILE-LABEL: func.func @docmask
 // TILE-SAME: %[[HINT:[^:]+]]: memref<1x?x?x4xi32>, %[[DOC:[^:]+]]: memref<?x?xi32>
-// TILE: flash.grid (%[[M:.+]], %[[H:.+]], %[[B:.+]]) in ({{.*}}) attributes {causal, config = {{.*}}, scale = {{.*}}} {
+// TILE: flash.grid (%[[M:.+]], %[[H:.+]], %[[B:.+]]) in ({{.*}}) attributes {block_mask_rows = 32 : i64, causal, config = {{.*}}, scale = {{.*}}} {
 // TILE: %[[ROW0:.+]] = arith.muli %[[M]], %{{.+}} : index
 // Causal kvRanges first: nMax, nMin, rStart (the band of ceil(64/32)+1 = 3).
 // TILE: %[[NMAX:.+]] = arith.maxsi %{{.+}}, %{{.+}} : index

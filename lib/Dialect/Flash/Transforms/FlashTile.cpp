@@ -226,6 +226,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   grid.setWindowAttr(op.getWindowAttr());
   grid.setScaleAttr(rewriter.getF32FloatAttr(scale));
   grid.setSoftcapAttr(op.getSoftcapAttr());
+  grid.setBlockMaskRowsAttr(op.getBlockMaskRowsAttr());
   // Pass statistics are compiled out of no-assert LLVM builds (Debian's),
   // so the static counts are also recorded on the grid for users and tests.
   if (iterations) {
