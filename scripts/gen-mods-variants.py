@@ -3,6 +3,7 @@
 scripts/gpu-mods-check.py runs on the GPU (issue #11), and its manifest.
 
   scripts/gen-mods-variants.py OUT.mlir MANIFEST.json SO_NAME [--dims=64,128]
+                               [--block-mask]
 
 One memref-form function per (kind, head dim, causal), bf16, dynamic batch,
 heads and lengths, O and LSE, in the syntax of CONTRACT7.md (captures(...),
@@ -23,6 +24,25 @@ score_mod / mask_mod regions; block arguments b, h, i, j then the captures):
                 (non-causal only: causal would hide the prefix)
   plain         no modification (the mask_mod timing's baseline)
 
+With --block-mask, also (BLOCK_MASK_KINDS, not in KINDS: their callers
+must pass the hint):
+
+  docmask_bm    docmask with a `block_mask(%hint)` operand, i32
+                [B, Hq, R, 4], block_mask_rows = BLOCK_MASK_ROWS (QB), R >=
+                ceil(Sq / QB): row r of (b, h) holds (vlo, vhi, flo, fhi),
+                keys outside [vlo, vhi) hidden and keys in [flo, fhi)
+                visible by the document mask for every query of
+                [r * QB, (r + 1) * QB) (for sorted document ids: vlo = the
+                first key of the row block's first document, vhi = the end
+                of its last; [flo, fhi) = that document's keys when the row
+                block lies in one document, else empty, e.g. (0, 0)).
+                The kernel then skips the blocks outside the documents and
+                runs no mask on the blocks inside one (FlexAttention's
+                BlockMask). The hint is the argument after V, before the
+                document ids: the ABI record lists it first in "captures"
+                and names it in "block_mask": {"arg": 3, "rows": QB}, so
+                the binding's captures=[hint, doc].
+
 Captures (ALiBi's slopes among them) are the function's arguments after V,
 before O, in operand order: the order of the ABI record's "captures" and of
 the Python binding's captures=[...]. The syntax exists once the IR side of
@@ -40,8 +60,10 @@ from flashmlir.variants import Variant  # noqa: E402
 
 RELBIAS_RADIUS = 128
 SOFTCAP = 30.0
+BLOCK_MASK_ROWS = 128
 KINDS = ("alibi", "relbias", "softcap_mod", "softcap_fast", "softcap_attr", "docmask", "prefixlm",
          "plain")
+BLOCK_MASK_KINDS = ("docmask_bm",)
 
 STRIDED = "strided<[?, ?, ?, 1], offset: ?>"
 
@@ -115,10 +137,19 @@ def func_text(kind, d, causal):
                 f"alibi(%slopes : memref<?xf32>)\n"
                 f"      outs(%o, %lse : {t}, {lt}){attrs}\n"
                 f"  return\n}}\n")
+    hinted = kind in BLOCK_MASK_KINDS
+    if hinted:
+        kind = kind[:-len("_bm")]
+        attrs = (f" {{{'causal, ' if causal else ''}block_mask_rows = "
+                 f"{BLOCK_MASK_ROWS} : i64}}")
     score = kind in SCORE_MODS
     ctype, body = (SCORE_MODS if score else MASK_MODS)[kind]
     cap_arg = f", %c: {ctype}" if ctype else ""
     captures = f" captures(%c : {ctype})" if ctype else ""
+    if hinted:
+        hint = "memref<?x?x?x4xi32>"
+        cap_arg = f", %hint: {hint}" + cap_arg
+        captures = f" block_mask(%hint : {hint})" + captures
     block = "^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index" if score else \
         "^bb0(%b: index, %h: index, %i: index, %j: index"
     block += f", %cap0: {ctype}):" if ctype else "):"
@@ -130,9 +161,9 @@ def func_text(kind, d, causal):
             f"  return\n}}\n")
 
 
-def entries(dims):
+def entries(dims, block_mask=False):
     for d in dims:
-        for kind in KINDS:
+        for kind in KINDS + (BLOCK_MASK_KINDS if block_mask else ()):
             for causal in (False, True):
                 if kind == "prefixlm" and causal:
                     continue
@@ -145,14 +176,19 @@ def main(argv=None):
     p.add_argument("manifest")
     p.add_argument("so")
     p.add_argument("--dims", default="64,128")
+    p.add_argument("--block-mask", action="store_true",
+                   help="also the BLOCK_MASK_KINDS (docmask_bm)")
     a = p.parse_args(argv)
     funcs, manifest = [], []
-    for kind, d, causal in entries(int(x) for x in a.dims.split(",")):
+    for kind, d, causal in entries((int(x) for x in a.dims.split(",")), a.block_mask):
         funcs.append(func_text(kind, d, causal))
-        manifest.append({"so": a.so, "func": func_name(kind, d, causal), "kind": kind,
-                         "dtype": "bf16", "head_dim": d, "causal": causal,
-                         "softcap": SOFTCAP if kind == "softcap_attr" else 0.0,
-                         "relbias_radius": RELBIAS_RADIUS})
+        entry = {"so": a.so, "func": func_name(kind, d, causal), "kind": kind,
+                 "dtype": "bf16", "head_dim": d, "causal": causal,
+                 "softcap": SOFTCAP if kind == "softcap_attr" else 0.0,
+                 "relbias_radius": RELBIAS_RADIUS}
+        if kind in BLOCK_MASK_KINDS:
+            entry["block_mask_rows"] = BLOCK_MASK_ROWS
+        manifest.append(entry)
     with open(a.mlir, "w") as f:
         f.write("// Generated by scripts/gen-mods-variants.py.\n")
         f.write("\n".join(funcs))

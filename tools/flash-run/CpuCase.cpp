@@ -45,9 +45,10 @@ CaseLayout::CaseLayout(const Case &c, int64_t d, int64_t dv, int64_t pageSize,
   shapes[Table] = {1, 1, c.b, pagesPerSeq};
   shapes[Alibi] = {1, 1, alibiRank == 2 ? c.b : 1, c.hq};
   shapes[Capture] = {1, 1, 1, 1}; // Unused: CpuMods.h sizes captures.
+  shapes[Hint] = {1, 1, 1, 4};    // Set by setHint.
   // bshd on the page pool gives [num_pages, page_size, Hkv, D] storage.
   for (unsigned i = 0; i < NumRoles; ++i)
-    strides[i] = bshd && roleRank(ArgRole(i)) == 4
+    strides[i] = bshd && roleRank(ArgRole(i)) == 4 && i != Hint
                      ? ref::bshdStrides(shapes[i])
                      : ref::contiguousStrides(shapes[i]);
 }
@@ -105,7 +106,7 @@ llvm::Error cpu::checkArg(ArgRole role, MemRefType type,
   return makeError(
       Twine("the static layout of ") + kArgNames[role] + " (" +
       typeString(type) + ") does not fit --layout=" + layout +
-      (roleRank(role, 1) == 4
+      (roleRank(role, 1) == 4 && role != Hint
            ? "; declare it strided<[?, ?, ?, 1], offset: ?>"
            : Twine("; ") + kArgNames[role] + " is passed contiguous"));
 }
@@ -204,6 +205,15 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
   setModCallbacks(kernel.scoreMod, kernel.maskMod,
                   std::vector<HostCapture>(captures.begin(), captures.end()),
                   params, modError);
+  // The block-mask hint, derived from the mask_mod the reference evaluates
+  // (the reference itself never sees it).
+  std::vector<int32_t> hint;
+  if (kernel.sem.blockMaskRows) {
+    hint = drawBlockMask(params, layout.shapes[Hint], c,
+                         kernel.sem.blockMaskRows, opts.blockMask);
+    if (!modError->empty())
+      return makeError(*modError);
+  }
   if (paged) {
     params.blockTable = table.data();
     params.pageSize = layout.pageSize;
@@ -230,6 +240,8 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
                                          layout.argStrides(KvLens));
   auto tableDesc = descriptor<int32_t, 2>(table.data(), layout.argSizes(Table),
                                           layout.argStrides(Table));
+  auto hintDesc = descriptor<int32_t, 4>(hint.data(), layout.argSizes(Hint),
+                                         layout.argStrides(Hint));
   // The packed ABI wants, per argument, a pointer to the value the C wrapper
   // takes, and that value is itself a pointer to the descriptor.
   slopes.describe();
@@ -237,7 +249,7 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
     capture.describe();
   void *descPtrs[NumRoles] = {&qDesc,     &kDesc,         &vDesc,
                               slopes.desc.data(), &lensDesc, &tableDesc,
-                              nullptr,   &oDesc,         &lseDesc};
+                              &hintDesc, nullptr,   &oDesc,         &lseDesc};
   SmallVector<void *> captureDescs;
   for (ArgBuffer &capture : captures)
     captureDescs.push_back(capture.desc.data());

@@ -44,6 +44,11 @@ struct CaseLayout {
     return llvm::ArrayRef<int64_t>(shapes[role])
         .take_back(roleRank(role, alibiRank));
   }
+  /// The block-mask hint's sizes (CpuMods.h's blockMaskShape), contiguous.
+  void setHint(const ref::Shape4 &shape) {
+    shapes[Hint] = shape;
+    strides[Hint] = ref::contiguousStrides(shape);
+  }
   llvm::ArrayRef<int64_t> argStrides(ArgRole role) const {
     return llvm::ArrayRef<int64_t>(strides[role])
         .take_back(roleRank(role, alibiRank));
@@ -64,6 +69,7 @@ struct CaseOptions {
   double lseRtol = 0.0;     // LSE may also be off relative to |LSE|.
   std::string layout;       // --layout, for the printed line.
   std::vector<CaptureRule> captures; // --capture, one per capture.
+  std::string blockMask = "tight";   // --block-mask (CpuMods.h).
 };
 
 /// Runs one case on fresh random inputs, prints its line, returns whether it

@@ -89,6 +89,8 @@ SmallVector<ArgRole, 7> argRoles(const Semantics &sem, bool lse) {
     roles.push_back(KvLens);
   if (sem.paged)
     roles.push_back(Table);
+  if (sem.blockMaskRows)
+    roles.push_back(Hint);
   roles.append(sem.numCaptures, Capture);
   roles.push_back(O);
   if (lse)
@@ -96,7 +98,8 @@ SmallVector<ArgRole, 7> argRoles(const Semantics &sem, bool lse) {
   return roles;
 }
 
-/// Checks the Q, K, V, [alibi], [kv_lens], [block_table], [captures...],
+/// Checks the Q, K, V, [alibi], [kv_lens], [block_table], [block_mask],
+/// [captures...],
 /// O[, LSE] signature and
 /// returns the argument roles and types.
 llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
@@ -126,7 +129,7 @@ llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
       types.push_back(t);
       continue;
     }
-    bool isIndex = role == KvLens || role == Table;
+    bool isIndex = role == KvLens || role == Table || role == Hint;
     unsigned rank = roleRank(role, sem.alibiRank);
     Type element = t ? t.getElementType() : Type();
     if (!t || t.getRank() != rank || !t.isStrided() ||
@@ -136,7 +139,7 @@ llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
                        "rank-" + Twine(rank) +
                        (isIndex ? " i32 memref"
                                 : " f32 memref (flash-run supports f32 only)"));
-    if (rank == 4 && t.isDynamicDim(3))
+    if (rank == 4 && role != Hint && t.isDynamicDim(3))
       return makeError(Twine("the head dim of ") + kArgNames[role] +
                        " must be static");
     types.push_back(t);
@@ -164,7 +167,8 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
     return makeError("flash.attention on " + typeString(elementType) +
                      " is not supported by flash-run yet (f32 only)");
   SmallVector<Value> expected = {op.getQuery(), op.getKey(), op.getValue()};
-  for (Value serving : {op.getAlibiSlopes(), op.getKvLens(), op.getBlockTable()})
+  for (Value serving : {op.getAlibiSlopes(), op.getKvLens(), op.getBlockTable(),
+                        op.getBlockMask()})
     if (serving)
       expected.push_back(serving);
   llvm::append_range(expected, op.getCaptures());
@@ -173,7 +177,7 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
     return makeError("flash.attention must use the arguments of @" +
                      func.getSymName() +
                      " directly, as Q, K, V, [alibi], [kv_lens], "
-                     "[block_table], [captures...], O[, LSE]");
+                     "[block_table], [block_mask], [captures...], O[, LSE]");
   // The semantics come from the attribute dictionary itself, not from the
   // accessors the lowering uses (getEffectiveScale, getWindowLeft, ...): a
   // bug shared by checker and lowering would be invisible. An absent scale
@@ -195,6 +199,10 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
   if (Value slopes = op.getAlibiSlopes())
     sem.alibiRank = cast<MemRefType>(slopes.getType()).getRank();
   sem.numCaptures = op.getCaptures().size();
+  if (auto rows = dyn_cast_or_null<IntegerAttr>(attrs.get("block_mask_rows")))
+    sem.blockMaskRows = rows.getInt();
+  if (bool(op.getBlockMask()) != (sem.blockMaskRows > 0))
+    return makeError("flash.attention's block_mask needs block_mask_rows");
   return llvm::Error::success();
 }
 

@@ -41,16 +41,18 @@ struct Semantics {
   bool kvLens = false; // The op has kv_lens.
   bool paged = false;  // The op has block_table.
   unsigned alibiRank = 0;   // The op's alibi slopes: 0 (none), 1 or 2.
+  int64_t blockMaskRows = 0; // The op's block_mask_rows (0: no block_mask).
   unsigned numCaptures = 0; // The op's captures(...).
 };
 
 /// What each function argument is; the values index per-role arrays
 /// (Capture, one role for all captures, has none).
 enum ArgRole : unsigned {
-  Q, K, V, Alibi, KvLens, Table, Capture, O, Lse, NumRoles
+  Q, K, V, Alibi, KvLens, Table, Hint, Capture, O, Lse, NumRoles
 };
 inline constexpr const char *kArgNames[] = {
-    "Q", "K", "V", "alibi", "kv_lens", "block_table", "capture", "O", "LSE"};
+    "Q",    "K",          "V",       "alibi", "kv_lens", "block_table",
+    "block_mask", "capture", "O",     "LSE"};
 
 /// The rank of a role's argument (a capture's is its type's).
 inline unsigned roleRank(ArgRole role, unsigned alibiRank = 1) {

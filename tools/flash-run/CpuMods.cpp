@@ -15,6 +15,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <array>
 #include <limits>
 #include <mutex>
 
@@ -130,4 +132,59 @@ void cpu::setModCallbacks(Region *scoreMod, Region *maskMod,
           eval(maskMod, {idx(b), idx(h), idx(i), idx(j)}, "mask_mod");
       return r && r->i != 0;
     };
+}
+
+ref::Shape4 cpu::blockMaskShape(MemRefType type, const Case &c, int64_t rows) {
+  auto size = [&](int64_t dim, int64_t full) {
+    return type.isDynamicDim(dim) ? full : type.getDimSize(dim);
+  };
+  return {size(0, c.b) == 1 ? 1 : c.b, size(1, c.hq) == 1 ? 1 : c.hq,
+          size(2, (c.sq + rows - 1) / rows), 4};
+}
+
+std::vector<int32_t> cpu::drawBlockMask(const ref::AttentionParams &params,
+                                        const ref::Shape4 &shape, const Case &c,
+                                        int64_t rows, StringRef mode) {
+  const auto sk = int32_t(c.sk);
+  std::vector<int32_t> hint(shape[0] * shape[1] * shape[2] * 4);
+  std::vector<char> full(c.sk);
+  for (int64_t hb = 0; hb < shape[0]; ++hb)
+    for (int64_t hh = 0; hh < shape[1]; ++hh)
+      for (int64_t r = 0; r < shape[2]; ++r) {
+        int32_t *e = &hint[((hb * shape[1] + hh) * shape[2] + r) * 4];
+        int64_t i0 = r * rows, i1 = std::min((r + 1) * rows, c.sq);
+        if (i0 >= c.sq || mode == "unsound-full") {
+          std::copy_n(std::array<int32_t, 4>{0, sk, 0, sk}.data(), 4, e);
+          continue;
+        }
+        if (mode == "loose") {
+          std::copy_n(std::array<int32_t, 4>{0, sk, 0, 0}.data(), 4, e);
+          continue;
+        }
+        // tight: a broadcast dim (size 1) summarises every batch / head.
+        int32_t vlo = sk, vhi = 0;
+        llvm::fill(full, 1);
+        for (int64_t b = 0; b < c.b; ++b)
+          for (int64_t h = 0; h < c.hq; ++h) {
+            if ((shape[0] != 1 && b != hb) || (shape[1] != 1 && h != hh))
+              continue;
+            for (int64_t i = i0; i < i1; ++i)
+              for (int32_t j = 0; j < sk; ++j) {
+                if (!params.maskMod(b, h, i, j)) {
+                  full[j] = 0;
+                  continue;
+                }
+                vlo = std::min(vlo, j);
+                vhi = std::max(vhi, j + 1);
+              }
+          }
+        int32_t flo = 0, fhi = 0;
+        for (int32_t j = 0, run = 0; j < sk; ++j) {
+          run = full[j] ? run + 1 : 0;
+          if (run > fhi - flo)
+            flo = j + 1 - run, fhi = j + 1;
+        }
+        std::copy_n(std::array<int32_t, 4>{vlo, vhi, flo, fhi}.data(), 4, e);
+      }
+  return hint;
 }

@@ -16,8 +16,10 @@
 // CpuMods.h), and the reference evaluates score_mod / mask_mod from the
 // op's own region IR, in double.
 //
-// The function takes the op's operands in its order: Q, K, V, [kv_lens],
-// [block_table], O, [LSE]. Q/K/V/O are rank-4 f32 memrefs in logical
+// The function takes the op's operands in its order: Q, K, V, [alibi],
+// [kv_lens], [block_table], [block_mask], [captures...], O, [LSE]. A
+// block_mask hint is derived per case from the mask_mod (--block-mask, see
+// CpuMods.h's drawBlockMask). Q/K/V/O are rank-4 f32 memrefs in logical
 // [batch, heads, seq, dim] order with static head dims (e.g.
 // `memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>`, so that
 // --layout=bshd can pass FA2's [B, S, H, D] storage as strides), LSE a
@@ -137,6 +139,12 @@ cl::list<std::string> captureOpt(
              "dim, so documents are contiguous) or const:X, and DIMS "
              "x-separated sizes B, Hq, Hkv, Sq, Sk or numbers, e.g. "
              "--capture=uniform:-1,1@Hq --capture=docs:4@BxSq"));
+cl::opt<std::string> blockMaskOpt(
+    "block-mask", cl::init("tight"), cl::cat(runCat),
+    cl::desc("tight|loose|unsound-full: the block_mask hint passed to a "
+             "function whose flash.attention has one, derived from its "
+             "mask_mod (the reference ignores it); unsound-full claims every "
+             "key visible, to show that the kernel uses the hint"));
 cl::opt<bool> printIR("print-ir", cl::cat(runCat),
                       cl::desc("Print the lowered module to stdout"));
 cl::opt<std::string> refAttrsOpt(
@@ -268,6 +276,10 @@ int main(int argc, char **argv) {
     return fail("--inputs must be uniform or large, got '" + inputsOpt + "'");
   if (repeatOpt == 0)
     return fail("--repeat must be >= 1");
+  if (blockMaskOpt != "tight" && blockMaskOpt != "loose" &&
+      blockMaskOpt != "unsound-full")
+    return fail("--block-mask must be tight, loose or unsound-full, got '" +
+                blockMaskOpt + "'");
   std::vector<::flash::run::Case> cases;
   if (std::string err = ::flash::run::parseShapes(shapesOpt, cases);
       !err.empty())
@@ -349,9 +361,12 @@ int main(int argc, char **argv) {
       }
     if (std::string err = ::flash::run::checkHostBytes(caseBytes); !err.empty())
       return fail(what + err);
-    const CaseLayout &layout = layouts.emplace_back(
+    CaseLayout &layout = layouts.emplace_back(
         c, kernel->headDim(), kernel->headDimV(), pageSize, bshd,
         std::max(1u, kernel->sem.alibiRank));
+    if (kernel->sem.blockMaskRows)
+      layout.setHint(blockMaskShape(kernel->type(Hint), c,
+                                    kernel->sem.blockMaskRows));
     for (auto [role, type] : llvm::zip_equal(kernel->roles, kernel->argTypes))
       if (role != Capture)
         if (llvm::Error err = checkArg(role, type, layout.argSizes(role),
@@ -388,7 +403,7 @@ int main(int argc, char **argv) {
   llvm::outs() << "flash-run: @" << name << " seed=" << seed
                << " (replay with --seed=" << seed << ")\n";
   CaseOptions caseOpts{inputsOpt == "large", repeatOpt, tolOpt, lseRtolOpt,
-                       layoutOpt, captureRules};
+                       layoutOpt, captureRules, blockMaskOpt};
   unsigned passed = 0;
   for (const auto &[c, layout] : llvm::zip_equal(cases, layouts)) {
     llvm::Expected<bool> ok = runCase(*kernel, *fn, c, layout, rng, caseOpts);

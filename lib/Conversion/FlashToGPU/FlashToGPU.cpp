@@ -521,6 +521,18 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
     if (std::optional<unsigned> arg = entryArgument(capture, hostFunc))
       if (!llvm::is_contained(captureArgs, *arg))
         captureArgs.push_back(*arg);
+  // A block_mask hint bounds the KV loops (flash-tile reads it in the grid
+  // body, outside them), so it is no region capture; the runtime passes it
+  // with the captures, in argument order, and the record names it.
+  std::optional<unsigned> hintArg;
+  if (grid.getBlockMaskRows())
+    grid.getBody().walk([&](memref::LoadOp load) {
+      if (!hintArg && load.getMemRefType().getRank() == 4 &&
+          !load->getParentOfType<KVLoopOp>())
+        hintArg = entryArgument(load.getMemRef(), hostFunc);
+    });
+  if (hintArg && !llvm::is_contained(captureArgs, *hintArg))
+    captureArgs.push_back(*hintArg);
   llvm::sort(captureArgs);
   llvm::json::Array captureList;
   for (unsigned arg : captureArgs) {
@@ -575,6 +587,9 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   // were.
   if (!captureList.empty())
     record["captures"] = std::move(captureList);
+  if (hintArg)
+    record["block_mask"] = llvm::json::Object{
+        {"arg", *hintArg}, {"rows", *grid.getBlockMaskRows()}};
   std::string abi;
   llvm::raw_string_ostream(abi) << llvm::json::Value(std::move(record));
   abi.push_back('\0');

@@ -244,3 +244,52 @@ func.func @tile_mods(%q: tensor<64x32xf32>, %k: tensor<16x32xf32>,
       -> tensor<64x32xf32>, tensor<64xf32>
   return %lse : tensor<64xf32>
 }
+
+// -----
+
+// The block-mask hint (memref and tensor forms): after the serving operands,
+// before the captures; block_mask_rows in the attribute dictionary.
+// CHECK-LABEL: func.func @block_mask_memref
+// CHECK: flash.attention ins({{.*}}) kv_lens(%{{.+}} : memref<?xi32>) block_mask(%{{.+}} : memref<?x1x?x4xi32>) captures(%{{.+}} : memref<?x?xi32>) outs({{.*}}) {block_mask_rows = 64 : i64, causal} mask_mod {
+func.func @block_mask_memref(%q: memref<?x8x?x64xf16>, %k: memref<?x2x?x64xf16>,
+                             %v: memref<?x2x?x64xf16>, %lens: memref<?xi32>,
+                             %hint: memref<?x1x?x4xi32>, %doc: memref<?x?xi32>,
+                             %o: memref<?x8x?x64xf16>) {
+  flash.attention ins(%q, %k, %v : memref<?x8x?x64xf16>, memref<?x2x?x64xf16>,
+                                   memref<?x2x?x64xf16>)
+      kv_lens(%lens : memref<?xi32>)
+      block_mask(%hint : memref<?x1x?x4xi32>)
+      captures(%doc : memref<?x?xi32>)
+      outs(%o : memref<?x8x?x64xf16>) {causal, block_mask_rows = 64 : i64}
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @block_mask_tensor
+// CHECK: flash.attention ins({{.*}}) block_mask(%{{.+}} : tensor<1x4x2x4xi32>) captures(%{{.+}} : tensor<4xi32>) {block_mask_rows = 8 : i64} -> tensor<1x4x16x32xf32> mask_mod {
+func.func @block_mask_tensor(%q: tensor<1x4x16x32xf32>, %hint: tensor<1x4x2x4xi32>,
+                             %prefix: tensor<4xi32>) -> tensor<1x4x16x32xf32> {
+  %o = flash.attention ins(%q, %q, %q : tensor<1x4x16x32xf32>,
+                           tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32>)
+      block_mask(%hint : tensor<1x4x2x4xi32>)
+      captures(%prefix : tensor<4xi32>) {block_mask_rows = 8 : i64}
+      -> tensor<1x4x16x32xf32>
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %p: tensor<4xi32>):
+        %n = tensor.extract %p[%h] : tensor<4xi32>
+        %ni = arith.index_cast %n : i32 to index
+        %in = arith.cmpi slt, %j, %ni : index
+        %le = arith.cmpi sle, %j, %i : index
+        %vis = arith.ori %in, %le : i1
+        flash.yield %vis : i1
+      }
+  return %o : tensor<1x4x16x32xf32>
+}

@@ -13,6 +13,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <limits>
@@ -259,6 +260,55 @@ static LogicalResult verifyPartialOutputs(AttentionOp op,
   return success();
 }
 
+/// The block-mask hint: i32 [B or 1, Hq or 1, R, 4] with R >= ceil(Sq / QB),
+/// `block_mask_rows` = QB >= 1 present iff the operand is, and a mask_mod
+/// whose visibility it summarises.
+static LogicalResult verifyBlockMask(AttentionOp op, const AttentionShape &s,
+                                     int64_t numSeqs) {
+  Value mask = op.getBlockMask();
+  std::optional<uint64_t> rows = op.getBlockMaskRows();
+  if (!mask) {
+    if (rows)
+      return op.emitOpError("'block_mask_rows' is only meaningful with a "
+                            "'block_mask' operand");
+    return success();
+  }
+  if (!rows)
+    return op.emitOpError("'block_mask' needs 'block_mask_rows' (the query "
+                          "rows per hint row) in the attribute dictionary");
+  auto qb = int64_t(*rows);
+  if (qb < 1)
+    return op.emitOpError() << "'block_mask_rows' must be at least 1, got "
+                            << qb;
+  if (op.getMaskMod().empty())
+    return op.emitOpError("'block_mask' summarises a mask_mod: it needs a "
+                          "mask_mod region");
+  if (op.getCuSeqlensQ())
+    return op.emitOpError("'block_mask' cannot be combined with cu_seqlens");
+  FailureOr<ShapedType> t = verifyServingOperand(
+      op, mask, "block_mask", Builder(op.getContext()).getI32Type(), {4});
+  if (failed(t))
+    return failure();
+  ArrayRef<int64_t> shape = t->getShape();
+  // A dim of 1 broadcasts (only a static 1 does: a dynamic dim is B or Hq).
+  auto fits = [](int64_t d, int64_t full) {
+    return compatible(d, full) || d == 1;
+  };
+  std::optional<int64_t> needRows;
+  if (!ShapedType::isDynamic(s.seqQ))
+    needRows = llvm::divideCeilSigned(s.seqQ, qb);
+  if (!fits(shape[0], numSeqs) || !fits(shape[1], s.headsQ) ||
+      shape[3] != 4 ||
+      (needRows && !ShapedType::isDynamic(shape[2]) && shape[2] < *needRows))
+    return op.emitOpError()
+           << "'block_mask' must have shape [B or 1, Hq or 1, R, 4] with R >= "
+              "ceil(Sq / block_mask_rows) = "
+           << (needRows ? std::to_string(*needRows) : std::string("?"))
+           << ", B = " << dimStr(numSeqs) << ", Hq = " << dimStr(s.headsQ)
+           << "; got " << shapeStr(shape);
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   for (OpOperand &operand : getOperation()->getOpOperands())
     if (failed(verifyAddressable(*this, operand.get().getType(),
@@ -417,6 +467,8 @@ LogicalResult AttentionOp::verify() {
                            << dimStr(s.batch) << "), got "
                            << dimStr(t->getDimSize(0));
   }
+  if (failed(verifyBlockMask(*this, s, numSeqs)))
+    return failure();
   // Attributes.
   if (failed(verifyMaskAttrs(getOperation(), getScale(), getSoftcap(),
                              getWindow(), getEffectiveScale())))

@@ -69,7 +69,7 @@ LogicalResult GridOp::verify() {
     return emitOpError("needs one index block argument per upper bound");
   if (getCombine()) {
     if (getConfig() || getCausal() || getWindow() || getScale() ||
-        getSoftcap())
+        getSoftcap() || getBlockMaskRows())
       return emitOpError("a combine grid takes no #flash.config and no "
                          "attention attributes");
     if (axes != 3)
@@ -89,6 +89,8 @@ LogicalResult GridOp::verify() {
     return emitOpError("window must be (left, right)");
   if (getSoftcap() && !(getSoftcap()->convertToFloat() > 0.0f))
     return emitOpError("softcap must be positive");
+  if (getBlockMaskRows() && *getBlockMaskRows() < 1)
+    return emitOpError("block_mask_rows must be at least 1");
   if (getConfig()->getNumSplits() != 1 && axes != 4)
     return emitOpError("a config with splits != 1 needs the split axis");
   return success();

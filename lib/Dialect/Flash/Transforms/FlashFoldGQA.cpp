@@ -89,7 +89,9 @@ struct FlashFoldGQAPass : flash::impl::FlashFoldGQABase<FlashFoldGQAPass> {
     AttentionShape s = op.getShape();
     // One query row; a window (whose bounds are relative to the row), ALiBi
     // (per head) or a score_mod / mask_mod (functions of h and i) would
-    // change meaning once heads become rows.
+    // change meaning once heads become rows. A block_mask hint needs a
+    // mask_mod, so it is declined with it (its rows would change meaning
+    // too).
     if (!op.hasPureBufferSemantics() || op.isPartial() || s.seqQ != 1 ||
         op.getWindow() || op.getAlibiSlopes() || op.getCuSeqlensQ() ||
         op.hasMods())

@@ -614,10 +614,11 @@ struct RaiseAttentionBase : OpInterfaceRewritePattern<linalg::LinalgOp> {
     };
     auto attn = AttentionOp::create(
         rewriter, loc, TypeRange{resultT}, toRank4(q), toRank4(k), toRank4(v),
-        Value(), Value(), Value(), Value(), Value(), /*captures=*/ValueRange(),
-        ValueRange(), rewriter.getF32FloatAttr(scores.scale),
+        Value(), Value(), Value(), Value(), Value(), /*block_mask=*/Value(),
+        /*captures=*/ValueRange(), ValueRange(),
+        rewriter.getF32FloatAttr(scores.scale),
         scores.causal ? rewriter.getUnitAttr() : UnitAttr(),
-        DenseI64ArrayAttr(), FloatAttr(), ConfigAttr());
+        DenseI64ArrayAttr(), FloatAttr(), ConfigAttr(), IntegerAttr());
     Value o = attn.getResult(0);
     if (rootT.getRank() == 3)
       o = tensor::CollapseShapeOp::create(rewriter, loc, o, batchGroups);

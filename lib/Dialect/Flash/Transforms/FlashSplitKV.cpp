@@ -220,6 +220,9 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
     auto partLse = memref::AllocOp::create(nb, loc, lseType, lseDyn);
     for (Operation *alloc : {part.getOperation(), partLse.getOperation()})
       alloc->setAttr("flash.workspace", nb.getUnitAttr());
+    // The clone keeps every operand, a block_mask hint included: flash-tile
+    // narrows a program's ranges by the hint first, then clips them to the
+    // split's blocks.
     auto partial = cast<AttentionOp>(nb.clone(*op));
     partial.getOutsMutable().assign(ValueRange{part, partLse});
     // No dealloc here: on the CPU the bufferization deallocation pipeline

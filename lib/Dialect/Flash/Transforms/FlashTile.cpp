@@ -29,6 +29,36 @@ using namespace mlir::flash;
 
 namespace {
 
+/// The block-mask hint of the program whose rows start at `row0`: the hint
+/// rows it covers, row0 / QB to min(row0 + BM - 1, Sq - 1) / QB, combined
+/// (combineHints). A static unroll over the most rows a program can cover,
+/// ceil((BM - 1) / QB) + 1, with the row index clamped to the last one; a
+/// static 1 in the hint's batch or head dim broadcasts.
+HintKeys<Value> loadProgramHint(IndexBuilder &ib, Value hint, int64_t qb,
+                                int64_t bm, Value batch, Value head,
+                                Value row0, Value seqQ) {
+  auto type = cast<MemRefType>(hint.getType());
+  Value bIdx = type.getDimSize(0) == 1 ? ib.c(0) : batch;
+  Value hIdx = type.getDimSize(1) == 1 ? ib.c(0) : head;
+  Value first = ib.floorDiv(row0, ib.c(qb));
+  Value last = ib.floorDiv(
+      ib.min(ib.add(row0, ib.c(bm - 1)), ib.sub(seqQ, ib.c(1))), ib.c(qb));
+  auto load = [&](Value row, int64_t field) -> Value {
+    Value v = memref::LoadOp::create(ib.b, ib.loc, hint,
+                                     ValueRange{bIdx, hIdx, row, ib.c(field)});
+    return arith::IndexCastOp::create(ib.b, ib.loc, ib.b.getIndexType(), v);
+  };
+  int64_t rows = llvm::divideCeil(bm - 1, qb) + 1;
+  HintKeys<Value> hintKeys;
+  for (int64_t u = 0; u < rows; ++u) {
+    Value row = u == 0 ? first : ib.min(ib.add(first, ib.c(u)), last);
+    HintKeys<Value> next = {load(row, 0), load(row, 1), load(row, 2),
+                            load(row, 3)};
+    hintKeys = u == 0 ? next : combineHints(ib, hintKeys, next);
+  }
+  return hintKeys;
+}
+
 struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
   using Base::Base;
 
@@ -72,6 +102,7 @@ FailureOr<AttentionOp> FlashTilePass::toBufferForm(IRRewriter &rewriter,
   Value lens = op.getKvLens() ? toBuffer(op.getKvLens()) : Value();
   Value table = op.getBlockTable() ? toBuffer(op.getBlockTable()) : Value();
   Value slopes = op.getAlibiSlopes() ? toBuffer(op.getAlibiSlopes()) : Value();
+  Value hint = op.getBlockMask() ? toBuffer(op.getBlockMask()) : Value();
   SmallVector<Value> captures = llvm::map_to_vector(op.getCaptures(), toBuffer);
   // Output buffers, sized from the dims of Q (batch, heads, seq).
   SmallVector<Value> outs;
@@ -87,9 +118,9 @@ FailureOr<AttentionOp> FlashTilePass::toBufferForm(IRRewriter &rewriter,
   }
   auto bufferOp = AttentionOp::create(
       rewriter, loc, TypeRange(), q, k, v, slopes, lens, table,
-      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), captures, outs,
-      op.getScaleAttr(), op.getCausalAttr(), op.getWindowAttr(),
-      op.getSoftcapAttr(), op.getConfigAttr());
+      /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), hint, captures,
+      outs, op.getScaleAttr(), op.getCausalAttr(), op.getWindowAttr(),
+      op.getSoftcapAttr(), op.getConfigAttr(), op.getBlockMaskRowsAttr());
   if (failed(moveModsToBuffers(rewriter, op, bufferOp))) {
     rewriter.eraseOp(bufferOp);
     return failure();
@@ -106,7 +137,7 @@ FailureOr<AttentionOp> FlashTilePass::toBufferForm(IRRewriter &rewriter,
 std::optional<std::pair<int64_t, int64_t>>
 FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
   AttentionShape s = op.getShape();
-  if (op.getKvLens() || op.isPartial() || ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
+  if (op.getKvLens() || op.getBlockMask() || op.isPartial() || ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
       ShapedType::isDynamic(s.seqQ) || ShapedType::isDynamic(s.seqK))
     return std::nullopt;
   MaskBounds mask = MaskBounds::get(op);
@@ -195,6 +226,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   grid.setWindowAttr(op.getWindowAttr());
   grid.setScaleAttr(rewriter.getF32FloatAttr(scale));
   grid.setSoftcapAttr(op.getSoftcapAttr());
+  grid.setBlockMaskRowsAttr(op.getBlockMaskRowsAttr());
   // Pass statistics are compiled out of no-assert LLVM builds (Debian's),
   // so the static counts are also recorded on the grid for users and tests.
   if (iterations) {
@@ -241,6 +273,15 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       fill(rowType, 0.0f)};
 
   KVRanges<Value> ranges = kvRanges(ib, mask, bm, bn, row0, seqQ, seqK);
+  // The block mask narrows the blocks to visit and widens the mask-free
+  // main loop to the blocks its hint says the mask_mod keeps whole.
+  Value hint = op.getBlockMask();
+  if (hint)
+    ranges = applyBlockMask(
+        ib, ranges,
+        loadProgramHint(ib, hint, int64_t(*op.getBlockMaskRows()), bm, b,
+                        head, row0, seqQ),
+        bn);
   if (partial) {
     // Split s owns blocks [s * per, (s + 1) * per) of the sequence's
     // ceil(Sk / BN) blocks, per = ceil(blocks / S) (FA2's n_blocks_per_split);
@@ -285,7 +326,10 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
         rewriter.getF32FloatAttr(scale), op.getCausalAttr(), op.getWindowAttr(),
         op.getSoftcapAttr(), masked ? rewriter.getUnitAttr() : UnitAttr(),
         logits);
-    buildTileMods(rewriter, op, update, {b, head, seqQ, seqK});
+    // With a block mask the main loop's blocks are whole for the mask_mod
+    // too: its updates get none.
+    buildTileMods(rewriter, op, update, {b, head, seqQ, seqK},
+                  /*withMaskMod=*/masked || !hint);
     YieldOp::create(rewriter, loc, update.getResults());
     (masked ? numMaskedLoops : numUnmaskedLoops) += 1;
     state = loop.getResults();
@@ -294,12 +338,13 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   // first, then the mask-free main loop, then (sliding window only) the
   // masked left edge. The three loops visit one contiguous descending
   // sequence of blocks, so flash-to-gpu can prefetch "the next block" across
-  // loop boundaries.
+  // loop boundaries. A block mask can leave masked blocks left of the main
+  // loop without a window, so it always has the left loop.
   emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*reversed=*/true,
            "masked_right");
   emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false, /*reversed=*/true,
            "main");
-  if (mask.leftBounded())
+  if (mask.leftBounded() || hint)
     emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true, /*reversed=*/true,
              "masked_left");
 

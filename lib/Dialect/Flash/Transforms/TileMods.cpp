@@ -69,7 +69,8 @@ Value mlir::flash::inlineModRegion(OpBuilder &b, Region &region,
 }
 
 void mlir::flash::buildTileMods(RewriterBase &rewriter, AttentionOp op,
-                                TileUpdateOp update, const ModContext &ctx) {
+                                TileUpdateOp update, const ModContext &ctx,
+                                bool withMaskMod) {
   OpBuilder::InsertionGuard guard(rewriter);
   Location loc = update.getLoc();
   Type index = rewriter.getIndexType(), f32 = rewriter.getF32Type();
@@ -109,7 +110,7 @@ void mlir::flash::buildTileMods(RewriterBase &rewriter, AttentionOp op,
     }
     YieldOp::create(rewriter, loc, ValueRange{s});
   }
-  if (!op.getMaskMod().empty()) {
+  if (withMaskMod && !op.getMaskMod().empty()) {
     Block *block = rewriter.createBlock(&update.getMaskMod(), {},
                                         {index, index}, {loc, loc});
     Value visible = inlineModRegion(rewriter, op.getMaskMod(),

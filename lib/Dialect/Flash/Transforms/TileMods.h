@@ -40,10 +40,13 @@ struct ModContext {
   Value seqQ, seqK;   // This sequence's lengths (seqK after kv_lens).
 };
 
-/// Builds the score_mod (ALiBi, then the user's score_mod) and mask_mod
-/// regions of `update` from the memref-form `op`.
+/// Builds the score_mod (ALiBi, then the user's score_mod) and, if
+/// `withMaskMod`, the mask_mod regions of `update` from the memref-form
+/// `op` (flash-tile leaves the mask_mod out of the blocks a block mask says
+/// it keeps whole).
 void buildTileMods(RewriterBase &rewriter, AttentionOp op,
-                   TileUpdateOp update, const ModContext &ctx);
+                   TileUpdateOp update, const ModContext &ctx,
+                   bool withMaskMod = true);
 
 } // namespace mlir::flash
 

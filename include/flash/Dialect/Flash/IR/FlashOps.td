@@ -46,6 +46,21 @@ def Flash_AttentionOp : Flash_Op<"attention", [
 
     A score_mod that returns -inf masks the entry as well.
 
+    Block mask (FlexAttention's BlockMask, as intervals): the optional
+    `block_mask(%r)` operand, with `block_mask_rows = QB` (>= 1) in the
+    attribute dictionary, is a hint that lets the kernels skip work a
+    `mask_mod` provably does not need; it needs a mask_mod. `%r` is i32,
+    `[B or 1, Hq or 1, R, 4]` with `R >= ceil(Sq / QB)` (a static 1 in the
+    first two dims broadcasts over batch or heads). Row `r` of `(b, h)`
+    holds `(vlo, vhi, flo, fhi)`, key positions with the promise that for
+    every query `i` in `[r * QB, (r + 1) * QB)` the mask_mod is false at
+    every key outside `[vlo, vhi)` and true at every key in `[flo, fhi)`
+    (`flo >= fhi`: no such keys; `vlo >= vhi`: the rows see no key). The
+    result is defined by the mask_mod alone; `flash-tile` skips the KV
+    blocks outside the visible interval and evaluates no mask_mod on the
+    blocks inside the full one. A hint that breaks its promise gives
+    undefined results (as FlexAttention's BlockMask does).
+
     A query row that sees no key produces `O = 0` and `LSE = -inf` (never
     NaN). FA2 returns `+inf` there for its backward pass; `-inf` is the value
     of `log(0)` and lets split-KV partials combine by logsumexp unchanged.
@@ -61,6 +76,7 @@ def Flash_AttentionOp : Flash_Op<"attention", [
       `pages * page_size`.
     * `cu_seqlens(%cu_q, %cu_k)`: `[num_seqs + 1]` prefix sums for a varlen
       batch packed along seq; Q, K, V then have batch size 1.
+    * `block_mask(%r)`: `[B or 1, Hq or 1, R, 4]`, see above.
 
     Score and mask modification (FlexAttention's `score_mod` / `mask_mod`):
     the optional regions are scalar functions of the logit `s` (f32, in
@@ -129,13 +145,15 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     Optional<AnyShaped>:$block_table,
     Optional<AnyShaped>:$cu_seqlens_q,
     Optional<AnyShaped>:$cu_seqlens_k,
+    Optional<AnyShaped>:$block_mask,
     Variadic<AnyShaped>:$captures,
     Variadic<AnyShaped>:$outs,
     OptionalAttr<F32Attr>:$scale,
     UnitAttr:$causal,
     OptionalAttr<DenseI64ArrayAttr>:$window,
     OptionalAttr<F32Attr>:$softcap,
-    OptionalAttr<Flash_ConfigAttr>:$config);
+    OptionalAttr<Flash_ConfigAttr>:$config,
+    OptionalAttr<I64Attr>:$block_mask_rows);
   let results = (outs Variadic<AnyRankedTensor>:$results);
   let regions = (region MaxSizedRegion<1>:$score_mod,
                         MaxSizedRegion<1>:$mask_mod);
@@ -148,6 +166,7 @@ def Flash_AttentionOp : Flash_Op<"attention", [
     (`block_table` `(` $block_table^ `:` type($block_table) `)`)?
     (`cu_seqlens` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `:` type($cu_seqlens_q)
       `,` type($cu_seqlens_k) `)`)?
+    (`block_mask` `(` $block_mask^ `:` type($block_mask) `)`)?
     (`captures` `(` $captures^ `:` type($captures) `)`)?
     (`outs` `(` $outs^ `:` type($outs) `)`)?
     attr-dict (`->` type($results)^)?

@@ -32,8 +32,9 @@ def Flash_GridOp : Flash_Op<"grid", [
     An attention grid also names what it computes, for the compiled
     artifact's ABI record (the runtime checks calls against it): `causal`,
     `window` (left, right), `scale` and `softcap`, flash.attention's
-    attributes. The ops inside the grid are the computation itself;
-    nothing lowers these attributes.
+    attributes, and `block_mask_rows` when a block_mask hint bounds its KV
+    loops (the hint is then an argument the runtime passes). The ops inside
+    the grid are the computation itself; nothing lowers these attributes.
 
     The optional `masked_iterations` / `unmasked_iterations` record the KV
     iterations of the whole grid with and without an element mask when the
@@ -54,7 +55,8 @@ def Flash_GridOp : Flash_Op<"grid", [
                        UnitAttr:$causal,
                        OptionalAttr<DenseI64ArrayAttr>:$window,
                        OptionalAttr<F32Attr>:$scale,
-                       OptionalAttr<F32Attr>:$softcap);
+                       OptionalAttr<F32Attr>:$softcap,
+                       OptionalAttr<I64Attr>:$block_mask_rows);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;

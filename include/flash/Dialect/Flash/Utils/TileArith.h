@@ -1,9 +1,9 @@
 //===- TileArith.h - Index arithmetic of the FA2 tiling ---------*- C++ -*-===//
 //
-// The two index formulas of attention's masking, each written once over an
+// The index formulas of attention's masking, each written once over an
 // arithmetic policy: which KV blocks a program visits and which of them need
-// an element mask (kvRanges), and whether key j is visible to query i
-// (keyVisible). IntArith evaluates them on integers (flash-tile's static
+// an element mask (kvRanges, narrowed by a block-mask hint in
+// applyBlockMask), and whether key j is visible to query i (keyVisible). IntArith evaluates them on integers (flash-tile's static
 // iteration counts); IndexBuilder emits them as arith ops, which is how
 // flash-tile's loop bounds, flash-online-softmax's mask and flash-to-gpu's
 // register-level mask are built. (The reference library and the checkers
@@ -63,6 +63,7 @@ struct IntArith {
   bool le(V x, V y) { return x <= y; }
   bool ge(V x, V y) { return x >= y; }
   bool land(bool x, bool y) { return x && y; }
+  V select(bool cond, V x, V y) { return cond ? x : y; }
 };
 
 /// The same arithmetic emitted as IR, keeping the emitted bounds readable.
@@ -95,6 +96,9 @@ struct IndexBuilder {
   Value le(Value x, Value y) { return cmp(arith::CmpIPredicate::sle, x, y); }
   Value ge(Value x, Value y) { return cmp(arith::CmpIPredicate::sge, x, y); }
   Value land(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value select(Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, cond, x, y);
+  }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
@@ -134,6 +138,50 @@ KVRanges<typename Arith::V> kvRanges(Arith &a, MaskBounds mask, int64_t blockM,
   auto lEnd = nMin;
   if (mask.leftBounded())
     lEnd = a.min(a.add(nMin, a.c(bandBlocks(blockM, blockN))), rStart);
+  return {nMin, lEnd, rStart, nMax};
+}
+
+/// A block-mask hint in key positions (flash.attention's `block_mask`): keys
+/// outside [vlo, vhi) are masked out and keys in [flo, fhi) visible, by the
+/// mask_mod alone, for every query row the hint covers.
+template <typename V> struct HintKeys { V vlo, vhi, flo, fhi; };
+
+/// The hint of a program that covers several hint rows: the union of their
+/// visible intervals and the intersection of their full ones (so the
+/// promises hold for every row of the program).
+template <typename Arith>
+HintKeys<typename Arith::V> combineHints(Arith &a,
+                                         HintKeys<typename Arith::V> x,
+                                         HintKeys<typename Arith::V> y) {
+  return {a.min(x.vlo, y.vlo), a.max(x.vhi, y.vhi), a.max(x.flo, y.flo),
+          a.min(x.fhi, y.fhi)};
+}
+
+/// `r` (kvRanges' blocks) narrowed by the program's hint `h`: the blocks
+/// that may hold a visible key, [floor(vlo / BN), ceil(vhi / BN)), bound
+/// [nMin, nMax), and the blocks entirely in the full interval,
+/// [ceil(flo / BN), floor(fhi / BN)), bound the mask-free main loop
+/// [lEnd, rStart). Every bound is clamped so that nMin' <= lEnd' <= rStart'
+/// <= nMax' stay ordered within [nMin, nMax]: the three loops still visit
+/// one contiguous run of blocks, an empty visible interval leaves none and
+/// an empty full one an empty main loop (every remaining block masked).
+template <typename Arith>
+KVRanges<typename Arith::V> applyBlockMask(Arith &a,
+                                           KVRanges<typename Arith::V> r,
+                                           HintKeys<typename Arith::V> h,
+                                           int64_t blockN) {
+  auto bn = a.c(blockN);
+  auto clamp = [&](auto x, auto lo, auto hi) { return a.max(lo, a.min(x, hi)); };
+  // vlo >= vhi: no visible key, no block (not the one block that the
+  // rounded bounds of an empty interval inside it would give).
+  auto lo = a.floorDiv(h.vlo, bn);
+  auto hi = a.select(a.le(h.vhi, h.vlo), lo, a.ceilDiv(h.vhi, bn));
+  auto nMax = clamp(hi, r.nMin, r.nMax);
+  auto nMin = clamp(lo, r.nMin, nMax);
+  auto fullLo = a.max(r.lEnd, a.ceilDiv(h.flo, bn));
+  auto fullHi = a.min(r.rStart, a.floorDiv(h.fhi, bn));
+  auto rStart = clamp(fullHi, nMin, nMax);
+  auto lEnd = clamp(fullLo, nMin, rStart);
   return {nMin, lEnd, rStart, nMax};
 }
 
