@@ -197,7 +197,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     if (!m.isIdentity() && !broadcast)
       return op.emitOpError("flash-to-gpu: an element-wise tile op may read "
                             "tiles in order or row vectors along the columns");
-    // Only the init of a partial result stays partial (Layout.cpp); an
+    // Only the init of a partial result stays partial (row_partial); an
     // input is read as its row total.
     FailureOr<Fragment> f =
         fragmentOf(operand.get(), op, keepPartial && op.isDpsInit(&operand));

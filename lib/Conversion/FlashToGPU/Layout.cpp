@@ -21,7 +21,11 @@ using namespace mlir::flash;
 namespace mlir::flash::gpu_kernel {
 
 Fragment::Kind fragmentKind(Value v) {
-  switch (FragAttr::of(v.getType()).getKind()) {
+  // checkLayouts saw a layout on every tile of the grid.
+  FragAttr frag = FragAttr::of(v.getType());
+  if (!frag)
+    return Fragment::Acc;
+  switch (frag.getKind()) {
   case FragKind::Row:
     return Fragment::Row;
   case FragKind::RowPartial:

@@ -138,9 +138,10 @@ void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
   }
 }
 
-/// The MMA instruction of `op`'s accumulator layout.
+/// The MMA instruction of `op`'s accumulator layout (checkLayouts saw one).
 static MmaKind accMma(linalg::MatmulOp op) {
-  return FragAttr::of(op.getResult(0).getType()).getMma();
+  FragAttr frag = FragAttr::of(op.getResult(0).getType());
+  return frag ? frag.getMma() : MmaKind::None;
 }
 
 /// linalg.matmul on fragments. The tiles the GEMMs read from shared memory

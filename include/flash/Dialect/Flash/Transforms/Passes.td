@@ -255,8 +255,8 @@ def FlashAssignLayouts : Pass<"flash-assign-layouts"> {
     The GPU pipeline's stage between `flash-online-softmax` and
     `flash-to-gpu`: every tile value of each attention `flash.grid` (op
     results, `flash.kv_loop` iter_args and results, the `tensor.empty`
-    shapes of the linalg inits) gets a `#flash.frag` layout as its tensor
-    encoding, which `flash-to-gpu` reads instead of deciding:
+    shapes of the linalg and KV loop inits) gets a `#flash.frag` layout as
+    its tensor encoding, which `flash-to-gpu` reads instead of deciding:
 
     * a `flash.tile_load` result (Q, K, V) lives in swizzled shared memory:
       `#flash.frag<smem, K>`;
