@@ -34,13 +34,15 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
                 "(mma.sync, or wgmma on sm_90a) and their launches";
   let description = [{
     Turns each `flash.grid` that `flash-tile` produced, after
-    `flash-online-softmax` expanded its tile updates, into a `gpu.func` in
+    `flash-online-softmax` expanded its tile updates and
+    `flash-assign-layouts` gave each tile value its `#flash.frag` layout
+    (a grid with a tile without one is refused), into a `gpu.func` in
     the `gpu.module @flash_kernels` (with an `#nvvm.target`) and replaces
     the grid by a `gpu.launch_func` with one program per grid iteration (x =
     Q row block, y = query head, z = batch) and `32 * warps` threads.
 
-    The kernel is the grid's own IR lowered op by op onto FA2's register
-    layouts; its math is exactly what `flash-online-softmax` wrote, the
+    The kernel is the grid's own IR lowered op by op onto the layouts the
+    tiles carry (FA2's register layouts); its math is exactly what `flash-online-softmax` wrote, the
     statement the CPU pipeline runs too:
 
     * `flash.tile_load`: Q and a 2-stage ring of K/V blocks in dynamic
@@ -48,7 +50,8 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
       XOR-swizzled layout; the copy of the next KV block (also across the
       peeled `flash.kv_loop`s) is in flight while the current block's two
       GEMMs run; tail rows are zero-filled;
-    * `linalg.matmul`: S = Q K^T and O += P V with `mma.sync.m16n8k16` (f32
+    * `linalg.matmul`: by its accumulator's layout, S = Q K^T and
+      O += P V with `mma.sync.m16n8k16` (f32
       accumulation), Q and K fragments by `ldmatrix`, V by `ldmatrix.trans`;
       P stays in registers (packed to bf16/f16 pairs, the A operand of the
       second MMA);
@@ -57,9 +60,8 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
       `ex2.approx.ftz`, `math.tanh` as `tanh.approx`, `math.log` via
       `lg2.approx`; a final `arith.truncf` per register pair;
     * row-reduction `linalg.generic`: an in-thread pairwise tree and two quad
-      shuffles; a row sum that is only scaled and summed into across the KV
-      loop (FA2's l) stays a thread-partial sum and is reduced once, where a
-      use needs its total;
+      shuffles, none into a `#flash.frag<row_partial>` row sum (FA2's l),
+      which is reduced once, where a use reads it as an input;
     * `flash.tile_store`: O staged through the shared memory that Q used and
       written with 16-byte stores (split-KV's f32 partial O from registers),
       LSE by one lane per row.

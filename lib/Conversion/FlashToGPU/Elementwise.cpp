@@ -7,8 +7,8 @@
 // row vector broadcast along the columns reads its row's register) and
 // linalg.index by the element's coordinate; a row reduction is an
 // in-thread pairwise tree over the row's registers plus two xor-shuffles
-// across the quad that owns the row (none for a thread-partial sum, see
-// Layout.cpp). The scalar math ops are selected to one instruction each:
+// across the quad that owns the row (none for a thread-partial sum,
+// #flash.frag<row_partial>). The scalar math ops are selected to one instruction each:
 // exp2 as MUFU.EX2 (ex2.approx.ftz, FA2's exp2f under --use_fast_math),
 // tanh as tanh.approx, log through lg2.approx, fma and max as intrinsics;
 // the other arith ops (index arithmetic, casts, compares, selects) are
@@ -43,8 +43,7 @@ LogicalResult KernelEmitter::lowerFill(linalg::FillOp op, IRMapping &map) {
     f.kind = Fragment::Acc;
     f.cols = type.getDimSize(1);
   } else {
-    f.kind = partialSums.contains(op.getResult(0)) ? Fragment::RowPartial
-                                                   : Fragment::Row;
+    f.kind = fragmentKind(op.getResult(0));
   }
   Value v = lift(scalar, map);
   if (!v)
@@ -233,9 +232,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     return op.emitOpError("flash-to-gpu: an element-wise tile op must write "
                           "a [block_m] or [block_m, n] tile in order");
   Fragment out;
-  out.kind = rank == 2 ? Fragment::Acc
-                       : (partialSums.contains(result) ? Fragment::RowPartial
-                                                       : Fragment::Row);
+  out.kind = fragmentKind(result);
   out.elt = type.getElementType();
   out.cols = rank == 2 ? type.getDimSize(1) : 0;
   if (rank == 2 && out.cols % 8 != 0)
@@ -261,7 +258,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     if (!m.isIdentity() && !broadcast)
       return op.emitOpError("flash-to-gpu: an element-wise tile op may read "
                             "tiles in order or row vectors along the columns");
-    // Only the init of a partial result stays partial (Layout.cpp); an
+    // Only the init of a partial result stays partial (row_partial); an
     // input is read as its row total.
     FailureOr<Fragment> f =
         fragmentOf(operand.get(), op, keepPartial && op.isDpsInit(&operand));
@@ -447,7 +444,7 @@ LogicalResult KernelEmitter::lowerRowReduction(linalg::GenericOp op,
                           "tile along its rows into a [block_m] vector are "
                           "lowered");
   Value result = op.getResult(0);
-  bool partial = partialSums.contains(result);
+  bool partial = fragmentKind(result) == Fragment::RowPartial;
   FailureOr<Fragment> in = fragmentOf(op.getDpsInputs()[0], op);
   FailureOr<Fragment> init = fragmentOf(op.getDpsInits()[0], op, partial);
   if (failed(in) || failed(init))

@@ -6,8 +6,10 @@
 // epilogue's ops and the flash.tile_store of O and LSE) to a
 // FlashAttention-2 forward kernel, a gpu.func in the gpu.module
 // @flash_kernels, and replaces the grid by its gpu.launch_func; each combine
-// grid (split-KV) likewise. This file matches the grid's ops, checks what
-// the kernels support, builds the launch and the artifact's ABI record;
+// grid (split-KV) likewise. The tiles' layouts are flash-assign-layouts'
+// (#flash.frag encodings): a grid without them is refused. This file
+// matches the grid's ops, checks what the kernels support, builds the
+// launch and the artifact's ABI record;
 // KernelEmitter.h lists where each FA2 idea of the kernel itself is emitted.
 //
 //===----------------------------------------------------------------------===//
@@ -452,7 +454,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
 
 LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   FailureOr<TiledAttention> matched = matchGrid(grid);
-  if (failed(matched))
+  // Where each tile lives is flash-assign-layouts' decision, read here.
+  if (failed(matched) || failed(checkLayouts(grid)))
     return failure();
   TiledAttention &t = *matched;
   ConfigAttr config;

@@ -386,7 +386,6 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   // The grid's ops in order: the initial state, the KV loops (their bodies
   // lowered op by op), the epilogue and the stores. Scalar index
   // computations are lifted where they are used; the Q tile is in flight.
-  partialSums = findPartialSums(t.grid);
   SmallVector<Value> pipeState = {c(0)};
   if (ws)
     pipeState.push_back(c(0));
@@ -445,7 +444,7 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
 }
 
 FailureOr<Fragment> KernelEmitter::stateFragment(Value v, BlockArgument arg) {
-  Fragment::Kind kind = stateKind(arg);
+  Fragment::Kind kind = fragmentKind(arg);
   FailureOr<Fragment> f =
       fragmentOf(v, arg.getOwner()->getParentOp(), kind == Fragment::RowPartial);
   if (succeeded(f) && f->kind != kind)

@@ -6,13 +6,15 @@
 // loops and their bounds), every index computation and the whole
 // online-softmax math (the linalg ops flash-online-softmax wrote, the one
 // statement the CPU pipeline runs too) come from the grid; this emitter
-// decides where each tile value lives and lowers each op family there, in
-// one file per concern:
+// lowers each op family onto the layout flash-assign-layouts gave each tile
+// value (#flash.frag, the encoding of its tensor type), in one file per
+// concern:
 //
 //   KernelEmitter.cpp  values moved into the kernel (lift/capture), the
 //                      kernel's loops, prefetch schedule and producer roles,
 //                      the dispatch of the grid's ops to the patterns below
-//   Layout.cpp         which row vectors may stay thread-partial sums
+//   Layout.cpp         reading the tiles' layouts (and refusing a grid
+//                      without them)
 //   Elementwise.cpp    linalg.fill, element-wise linalg.generic (per
 //                      register, instruction selection of the math ops),
 //                      row reductions (in-thread tree + quad shuffles)
@@ -23,11 +25,13 @@
 //   WGMMA.cpp          the same by wgmma.mma_async (sm_90a)
 //   Combine.cpp        flash.combine's grid cloned as its own kernel
 //
-// Tile values are Fragments: the PTX layout of mma.m16n8k16's f32
-// accumulator (row.col), where lane l holds rows g = l / 4 and g + 8,
-// columns 2 * (l % 4) + {0, 1} of each 16 x 8 tile; wgmma's accumulators
-// have the same per-warp layout (one m-tile per warp). Q, K and V tiles
-// live in shared memory and are only read by the matmuls.
+// Tile values in registers are Fragments, the registers of their layout:
+// #flash.frag<acc> is the PTX layout of mma.m16n8k16's f32 accumulator
+// (row.col), where lane l holds rows g = l / 4 and g + 8, columns
+// 2 * (l % 4) + {0, 1} of each 16 x 8 tile; wgmma's accumulators have the
+// same per-warp layout (one m-tile per warp). Q, K and V tiles
+// (#flash.frag<smem>) live in shared memory and are only read by the
+// matmuls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,7 +74,8 @@ struct TiledAttention {
   bool partial() { return grid.isPartial(); }
 };
 
-/// A tile value spread over the threads of the program.
+/// A tile value spread over the threads of the program; its Kind is the
+/// value's #flash.frag layout (fragmentKind).
 struct Fragment {
   enum Kind {
     /// A [block_m, cols] tile in the accumulator layout; register
@@ -93,11 +98,12 @@ struct Fragment {
   bool packed() const { return kind == Acc && elt.getIntOrFloatBitWidth() == 16; }
 };
 
-/// The row vectors of `grid` that may be kept as thread-partial sums
-/// (Fragment::RowPartial): zero-initialised, loop-carried and only ever
-/// scaled by a row vector or increased by a row sum, so that the quad's
-/// reduction can wait until a use needs the total (Layout.cpp).
-llvm::DenseSet<Value> findPartialSums(GridOp grid);
+/// The Fragment::Kind of a register tile `v` by its #flash.frag layout
+/// (`acc`, `row`, `row_partial`; Layout.cpp).
+Fragment::Kind fragmentKind(Value v);
+/// Refuses (at the op) a tile of the attention grid `grid` without a
+/// #flash.frag layout, or with an MMA kind other than its config's.
+LogicalResult checkLayouts(GridOp grid);
 
 /// A global tensor seen from the kernel: its data pointer (global address
 /// space, offset applied) and its batch/head/sequence strides in elements.
@@ -346,12 +352,6 @@ private:
   /// The fragment of `v` (a loop init or yielded value) in the layout of
   /// the KV loop's iter_arg `arg`.
   FailureOr<Fragment> stateFragment(Value v, BlockArgument arg);
-  /// The layout an iter_arg / yielded value takes in the loop state.
-  Fragment::Kind stateKind(Value v) {
-    if (cast<RankedTensorType>(v.getType()).getRank() == 2)
-      return Fragment::Acc;
-    return partialSums.contains(v) ? Fragment::RowPartial : Fragment::Row;
-  }
   int64_t numRegs(Value tile) {
     auto type = cast<RankedTensorType>(tile.getType());
     return type.getRank() == 2 ? mTiles * type.getDimSize(1) / 2 : mTiles * 2;
@@ -417,8 +417,8 @@ private:
   Operation *scoresWait = nullptr;
   /// Row totals of thread-partial sums, computed at their first use.
   DenseMap<Value, Fragment> rowTotals;
-  /// While lowering a row-local run (lowerBody): the one row vector
-  /// register index (2 * m-tile + half) whose elements are emitted.
+  /// While lowering a row-local run (lowerBody): the row vector register
+  /// indices [first, second) (2 * m-tile + half) whose elements are emitted.
   std::optional<std::pair<int64_t, int64_t>> onlyRow;
   bool emitsRow(int64_t r) const {
     return !onlyRow || (r >= onlyRow->first && r < onlyRow->second);
@@ -431,7 +431,6 @@ private:
   /// the whole tile op after op, since row by row made ptxas spill more
   /// there (d96 240 -> 336 B, d256 causal 0 -> 140 B on sm_80).
   int64_t rowGroup() const { return wg ? 1 : 2 * mTiles; }
-  llvm::DenseSet<Value> partialSums;
   /// The KV loop being emitted, its stage register, the map and the
   /// insertion point (before the loop) for values that do not depend on it.
   /// Each KV loop's trip count; the first key of the run's last block.

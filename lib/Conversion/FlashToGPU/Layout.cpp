@@ -1,115 +1,77 @@
-//===- Layout.cpp - Which row sums stay thread-partial -------------------===//
+//===- Layout.cpp - Reading the tiles' layouts ---------------------------===//
 //
-// The one layout choice of the kernel that is not fixed by the MMA
-// instructions: a row vector that is only ever summed into and scaled (FA2's
-// l = l * alpha + rowsum(P)) can stay a thread-partial sum, each lane of the
-// quad that owns the row holding its own part, so that the two quad shuffles
-// of the sum are paid once in the epilogue instead of at every KV block.
-// This is legal because the quad's total of the parts distributes over
-// both operations: sum(l_i * a) = a * sum(l_i), sum(l_i + s_i) = L + S.
-//
-// The analysis is the greatest fixed point over the grid's 1-D f32 tiles of
-// a monotone rule: every candidate starts partial and is dropped when its
-// definition is not one of: a zero fill, a row-sum reduction into a partial
-// init, an element-wise product of a partial init with an input (read as
-// its row total), a KV loop's iter_arg/result whose init and yielded value
-// are both partial. Uses need no check: a use that needs the row's total
-// gets it from fragmentOf().
+// flash-to-gpu decides no layout: flash-assign-layouts wrote one on every
+// tile value of the grid (the `#flash.frag` encoding of its tensor type),
+// and the patterns read it here. checkLayouts refuses a grid whose tiles
+// lack one (flash-assign-layouts did not run), put a computed tile in shared
+// memory or a loaded one in registers, or name an MMA kind other than the
+// one the grid's config compiles (the copies' swizzle, the shared-memory
+// alignment and the fences follow the config); fragmentKind is the layout
+// of a register tile as the emitter's Fragment::Kind.
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelEmitter.h"
 
-#include "mlir/IR/Matchers.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::flash;
 
 namespace mlir::flash::gpu_kernel {
 
-static bool isRowVector(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  return type && type.getRank() == 1 && type.getElementType().isF32();
+Fragment::Kind fragmentKind(Value v) {
+  // checkLayouts saw a layout on every tile of the grid.
+  FragAttr frag = FragAttr::of(v.getType());
+  if (!frag)
+    return Fragment::Acc;
+  switch (frag.getKind()) {
+  case FragKind::Row:
+    return Fragment::Row;
+  case FragKind::RowPartial:
+    return Fragment::RowPartial;
+  case FragKind::Acc:
+  case FragKind::Smem:
+    break;
+  }
+  return Fragment::Acc;
 }
 
-/// The value `yield` returns in terms of block arguments: true when it is
-/// `arith.<Op>` of the two arguments `x` and `y` in either order.
-template <typename OpTy>
-static bool isBinaryOf(Value yielded, Value x, Value y) {
-  auto op = yielded.getDefiningOp<OpTy>();
-  if (!op)
-    return false;
-  return (op.getLhs() == x && op.getRhs() == y) ||
-         (op.getLhs() == y && op.getRhs() == x);
-}
-
-/// True when `v`'s definition keeps it a partial sum given `partial`.
-static bool staysPartial(Value v, const llvm::DenseSet<Value> &partial) {
-  if (auto fill = v.getDefiningOp<linalg::FillOp>())
-    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto loop = dyn_cast<KVLoopOp>(arg.getOwner()->getParentOp());
-    if (!loop || arg.getArgNumber() == 0)
-      return false;
-    unsigned i = arg.getArgNumber() - 1;
-    auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
-    return partial.contains(loop.getInits()[i]) &&
-           partial.contains(yield.getValues()[i]);
-  }
-  if (auto loop = v.getDefiningOp<KVLoopOp>()) {
-    unsigned i = cast<OpResult>(v).getResultNumber();
-    return partial.contains(loop.getRegionIterArgs()[i]);
-  }
-  auto generic = v.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic.getNumDpsInits() != 1)
-    return false;
-  Value yielded = generic.getBody()->getTerminator()->getOperand(0);
-  OpOperand *init = generic.getDpsInitOperand(0);
-  BlockArgument initArg = generic.getMatchingBlockArgument(init);
-  // l_new = reduce(+) P into a partial init: each lane adds its own elements.
-  if (generic.getNumReductionLoops() == 1) {
-    if (generic.getNumDpsInputs() != 1 || !partial.contains(init->get()))
-      return false;
-    BlockArgument in =
-        generic.getMatchingBlockArgument(generic.getDpsInputOperand(0));
-    return isBinaryOf<arith::AddFOp>(yielded, in, initArg);
-  }
-  if (generic.getNumLoops() != 1)
-    return false;
-  // l * alpha: the partial vector is the init, scaled by an input (read
-  // as its row total: the product distributes over the quad's parts).
-  if (!partial.contains(init->get()) || !initArg.hasOneUse())
-    return false;
-  if (yielded == initArg)
-    return true;
-  auto mul = yielded.getDefiningOp<arith::MulFOp>();
-  if (!mul || mul->getBlock() != generic.getBody())
-    return false;
-  Value other = mul.getLhs() == initArg ? mul.getRhs() : mul.getLhs();
-  return (mul.getLhs() == initArg || mul.getRhs() == initArg) &&
-         isa<BlockArgument>(other) && other != initArg;
-}
-
-llvm::DenseSet<Value> findPartialSums(GridOp grid) {
-  llvm::DenseSet<Value> partial;
-  grid.getBody().walk([&](Operation *op) {
+LogicalResult checkLayouts(GridOp grid) {
+  MmaKind mma = grid.getConfig()->getWgmma() ? MmaKind::Wgmma : MmaKind::MmaSync;
+  auto check = [&](Value v, Operation *where) -> LogicalResult {
+    if (!isa<TensorType>(v.getType()))
+      return success();
+    FragAttr frag = FragAttr::of(v.getType());
+    if (!frag)
+      return where->emitOpError("flash-to-gpu: a tile without a #flash.frag "
+                                "layout (")
+             << v.getType() << "); run flash-assign-layouts first";
+    // A tile load's tile is in shared memory; every other tile (but a
+    // tensor.empty, only a shape) in registers.
+    bool load = isa_and_nonnull<TileLoadOp>(v.getDefiningOp());
+    if (frag.isSmem() != load && !isa_and_nonnull<tensor::EmptyOp>(
+                                     v.getDefiningOp()))
+      return where->emitOpError("flash-to-gpu: layout ")
+             << frag << (load ? " for a tile load (#flash.frag<smem, ...>)"
+                              : " for a tile computed in registers");
+    if (frag.getMma() != MmaKind::None && frag.getMma() != mma)
+      return where->emitOpError("flash-to-gpu: layout ")
+             << frag << " in a grid compiled for "
+             << stringifyMmaKind(mma) << " (its #flash.config)";
+    return success();
+  };
+  WalkResult walk = grid.getBody().walk([&](Operation *op) {
     for (Value r : op->getResults())
-      if (isRowVector(r))
-        partial.insert(r);
+      if (failed(check(r, op)))
+        return WalkResult::interrupt();
     if (auto loop = dyn_cast<KVLoopOp>(op))
       for (Value arg : loop.getRegionIterArgs())
-        if (isRowVector(arg))
-          partial.insert(arg);
+        if (failed(check(arg, op)))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
   });
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Value v : llvm::to_vector(partial))
-      if (!staysPartial(v, partial)) {
-        partial.erase(v);
-        changed = true;
-      }
-  }
-  return partial;
+  return failure(walk.wasInterrupted());
 }
 
 } // namespace mlir::flash::gpu_kernel

@@ -1,7 +1,8 @@
 //===- MMA.cpp - mma.sync GEMMs of the FA2 kernel ------------------------===//
 //
-// The linalg.matmul pattern, and its mma.sync m16n8k16 realisation (f32
-// accumulation): S = Q K^T with Q and K fragments by ldmatrix from shared
+// The linalg.matmul pattern, which picks mma.sync or wgmma by its
+// accumulator's #flash.frag layout, and the mma.sync m16n8k16 realisation
+// (f32 accumulation): S = Q K^T with Q and K fragments by ldmatrix from shared
 // memory, O += P V with V by ldmatrix.trans and P's packed accumulator
 // registers as the A operand (FA2's register reuse). The wgmma forms are in
 // WGMMA.cpp.
@@ -137,6 +138,12 @@ void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
   }
 }
 
+/// The MMA instruction of `op`'s accumulator layout (checkLayouts saw one).
+static MmaKind accMma(linalg::MatmulOp op) {
+  FragAttr frag = FragAttr::of(op.getResult(0).getType());
+  return frag ? frag.getMma() : MmaKind::None;
+}
+
 /// linalg.matmul on fragments. The tiles the GEMMs read from shared memory
 /// are the grid's tile loads (the copy schedule put them there): S = Q K^T
 /// reads the Q tile and the loop's K tile (B indexed (n, k)) into a zero
@@ -168,7 +175,10 @@ LogicalResult KernelEmitter::lowerMatmul(linalg::MatmulOp op, IRMapping &map) {
     Fragment s;
     s.elt = f32;
     s.cols = bn;
-    s.regs = wg ? emitScoresWgmma(curStage) : emitScores(curStage);
+    // The instruction is the result's layout's (both operands are in its
+    // shared-memory layout: checkLayouts).
+    s.regs = accMma(op) == MmaKind::Wgmma ? emitScoresWgmma(curStage)
+                                          : emitScores(curStage);
     frags[op.getResult(0)] = std::move(s);
     return success();
   }
@@ -184,8 +194,10 @@ LogicalResult KernelEmitter::lowerMatmul(linalg::MatmulOp op, IRMapping &map) {
     return op.emitOpError("flash-to-gpu: O += P V needs P as a [block_m, "
                           "block_n] tile of V's element type and an f32 "
                           "[block_m, head_dim] accumulator");
+  // P's 16-bit accumulator layout is the A operand's as it is (the C -> A
+  // reuse of #flash.frag<acc>).
   Fragment out = *acc;
-  if (wg)
+  if (accMma(op) == MmaKind::Wgmma)
     emitPVWgmma(p->regs, out.regs, curStage);
   else
     emitPV(p->regs, out.regs, curStage);

@@ -1,7 +1,7 @@
 //===- FlashDialect.cpp - The flash dialect -------------------------------===//
 //
 // Registers the flash dialect's ops and attributes, and verifies
-// `#flash.config`.
+// `#flash.config` and the `#flash.frag` tile layouts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +23,7 @@ static constexpr int64_t kMaxBlock = 1 << 16, kMaxWarps = 32, kMaxStages = 64,
                          kMaxSplits = 1 << 16;
 
 #include "flash/Dialect/Flash/IR/FlashOpsDialect.cpp.inc"
+#include "flash/Dialect/Flash/IR/FlashEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "flash/Dialect/Flash/IR/FlashAttrs.cpp.inc"
@@ -137,5 +138,39 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << numWarps << " warps and block_m = " << blockM;
   if (producer && !wgmma)
     return emitError() << "a producer warpgroup needs wgmma = true";
+  return success();
+}
+
+FragAttr FragAttr::of(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast_or_null<FragAttr>(tensor.getEncoding()) : FragAttr();
+}
+
+LogicalResult FragAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               FragKind kind, MmaKind mma) {
+  bool tile = kind == FragKind::Acc || kind == FragKind::Smem;
+  if (tile && mma == MmaKind::None)
+    return emitError() << "#flash.frag<" << stringifyFragKind(kind)
+                       << "> needs its MMA kind (mma_sync or wgmma)";
+  if (!tile && mma != MmaKind::None)
+    return emitError() << "#flash.frag<" << stringifyFragKind(kind)
+                       << "> takes no MMA kind (the rows of either "
+                          "accumulator are the same)";
+  return success();
+}
+
+LogicalResult
+FragAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
+                         function_ref<InFlightDiagnostic()> emitError) const {
+  StringRef name = stringifyFragKind(getKind());
+  size_t rank = isRowVector() ? 1 : 2;
+  if (shape.size() != rank)
+    return emitError() << "#flash.frag<" << name << "> is the layout of a "
+                       << (rank == 1 ? "1-D [block_m]" : "2-D") << " tile, not "
+                       << "of a rank-" << shape.size() << " tensor";
+  if (getKind() == FragKind::RowPartial && !elementType.isF32())
+    return emitError() << "#flash.frag<row_partial> holds parts of an f32 "
+                          "sum, not "
+                       << elementType << " values";
   return success();
 }

@@ -139,9 +139,11 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   split.minEfficiency = options.splitMinEfficiency;
   pm.addPass(createFlashSplitKV(split));
   pm.addPass(createFlashTile());
-  // The one statement of the online softmax, as on the CPU; flash-to-gpu
-  // lowers its ops onto registers.
+  // The one statement of the online softmax, as on the CPU; then where each
+  // of its tiles lives in the kernel (#flash.frag), which flash-to-gpu reads
+  // when it lowers the ops onto registers.
   pm.addPass(createFlashOnlineSoftmax());
+  pm.addPass(createFlashAssignLayouts());
   // The tensor form: flash-tile put each op on buffers (to_buffer of the
   // inputs, allocated outputs, to_tensor of the results). Bufferizing only
   // the function boundary (the tile code inside the grids stays as
@@ -233,7 +235,8 @@ void mlir::flash::registerFlashPassesAndPipelines() {
       "flash-lower-to-gpu",
       "Compile flash.attention (bf16/f16, memref or tensor form) for NVIDIA "
       "GPUs: flash-fold-gqa, flash-plan, flash-split-kv, flash-tile, "
-      "flash-online-softmax, flash-to-gpu, NVVM, gpu-module-to-binary and the host lowering "
+      "flash-online-softmax, flash-assign-layouts, flash-to-gpu, NVVM, "
+      "gpu-module-to-binary and the host lowering "
       "(mgpu* runtime calls)",
       [](OpPassManager &pm, StringRef optionsText,
          function_ref<LogicalResult(const Twine &)> errorHandler) {

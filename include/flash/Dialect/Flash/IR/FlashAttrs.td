@@ -2,7 +2,19 @@
 //
 // `#flash.config`: the kernel configuration that `flash-plan` chooses (or a
 // user writes by hand) and that every later pass reads instead of deciding
-// again.
+// again. `#flash.frag`: where a tile value of a GPU kernel lives (a register
+// fragment layout or a swizzled shared-memory tile), which
+// flash-assign-layouts decides and flash-to-gpu reads.
+//
+// The layout is the *encoding* of the tile's RankedTensorType (as Triton's
+// layout encodings are), not an attribute on the defining op: a type is
+// carried by every use, block argument and result alike, so canonicalize
+// and cse keep it (an op attribute is dropped by any pattern that rebuilds
+// the op), tensors of different layouts are never merged by cse, and the
+// verifiers that already require equal types (a linalg op's init and
+// result, flash.kv_loop's inits, iter_args, yields and results) make the
+// layouts of a loop-carried value agree for free. The encoding is verified
+// against the tensor's shape (VerifiableTensorEncoding).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +22,8 @@
 #define FLASH_DIALECT_FLASH_IR_FLASHATTRS_TD
 
 include "flash/Dialect/Flash/IR/FlashDialect.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/TensorEncoding.td"
 
 def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
   let summary = "Kernel configuration of one flash.attention";
@@ -49,6 +63,74 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     /// `stages` K and V blocks at getRowPitch, the 1 KiB a wgmma kernel
     /// needs to align its base to 1024 bytes, the producer's mbarriers.
     int64_t getKernelSharedMemoryBytes(int64_t headDim) const;
+  }];
+}
+
+def Flash_FragKind : I32EnumAttr<"FragKind", "where a GPU tile value lives", [
+    I32EnumAttrCase<"Acc", 0, "acc">,
+    I32EnumAttrCase<"Row", 1, "row">,
+    I32EnumAttrCase<"RowPartial", 2, "row_partial">,
+    I32EnumAttrCase<"Smem", 3, "smem">]> {
+  let cppNamespace = "::mlir::flash";
+  let genSpecializedAttr = 0;
+}
+
+def Flash_MmaKind : I32EnumAttr<"MmaKind", "the MMA instruction family of "
+                                "a layout", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"MmaSync", 1, "mma_sync">,
+    I32EnumAttrCase<"Wgmma", 2, "wgmma">]> {
+  let cppNamespace = "::mlir::flash";
+  let genSpecializedAttr = 0;
+}
+
+def Flash_FragAttr : Flash_Attr<"Frag", "frag",
+    [DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
+  let summary = "Layout of a tile value in a GPU kernel (a tensor encoding)";
+  let description = [{
+    Where the threads of one FlashAttention-2 program hold a tile value of
+    a `flash.grid`, as the encoding of its tensor type. Written by
+    `flash-assign-layouts`, read by `flash-to-gpu`. With `block_m` rows per
+    program, `warps` warps, lane `l`, `g = l / 4`, `tq = l % 4`:
+
+    | layout | tensor | where it lives |
+    | --- | --- | --- |
+    | `acc, mma_sync` | `[block_m, n]` | mma.sync m16n8k16's f32 accumulator (C, row.col): lane l holds rows g and g + 8, columns 2 tq + {0, 1} of each 16 x 8 tile of its warp's 16-row m-tiles; 16-bit tiles packed two columns per 32-bit register |
+    | `acc, wgmma` | `[block_m, n]` | wgmma.mma_async m64nNk16's accumulator: per warp the same registers as `acc, mma_sync` (one m-tile per warp) |
+    | `row` | `[block_m]` | the rows of the accumulator layout: lane l holds rows g and g + 8 of each m-tile, the same value in the four lanes (a quad) that own a row |
+    | `row_partial` | `[block_m]` f32 | the same registers, but each lane of the quad holds a part of a sum; the row's value is the quad's total (FA2's row sum l, reduced once in the epilogue) |
+    | `smem, mma_sync` | `[rows, d]` (16-bit) | shared memory, 16-byte chunks XOR-swizzled by the row, read by ldmatrix |
+    | `smem, wgmma` | `[rows, d]` (16-bit) | shared memory in wgmma's 128-byte-swizzle canonical layout (64-element panels), read through matrix descriptors |
+
+    Two reads change nothing in memory and are part of the layouts'
+    meaning, so they need no conversion op:
+
+    * *C to A reuse:* a 16-bit `acc` tile is read as the A operand of a
+      GEMM as it is: m16n8k16's C fragments of n-tiles (2k, 2k + 1),
+      packed in pairs, are exactly its A fragment of k-step k, and
+      wgmma's register-A m64k16 layout is the same per warp (FA2's P in
+      registers, no shared-memory trip).
+    * a `row_partial` value read as an input (not the init) of an op is
+      read as its total: two quad shuffles, once per value.
+
+    Examples: `tensor<64x64xf32, #flash.frag<acc, wgmma>>`,
+    `tensor<64xf32, #flash.frag<row_partial>>`,
+    `tensor<64x128xbf16, #flash.frag<smem, mma_sync>>`.
+  }];
+  let parameters = (ins EnumParameter<Flash_FragKind>:$kind,
+                        DefaultValuedParameter<"::mlir::flash::MmaKind",
+                            "::mlir::flash::MmaKind::None">:$mma);
+  let assemblyFormat = "`<` $kind (`,` $mma^)? `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The layout of `type` (its encoding), or null.
+    static FragAttr of(::mlir::Type type);
+    bool isAcc() const { return getKind() == FragKind::Acc; }
+    bool isSmem() const { return getKind() == FragKind::Smem; }
+    /// `row` or `row_partial`.
+    bool isRowVector() const {
+      return getKind() == FragKind::Row || getKind() == FragKind::RowPartial;
+    }
   }];
 }
 

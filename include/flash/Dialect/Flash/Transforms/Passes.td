@@ -248,6 +248,46 @@ def FlashOnlineSoftmax : Pass<"flash-online-softmax"> {
   ];
 }
 
+def FlashAssignLayouts : Pass<"flash-assign-layouts"> {
+  let summary = "Assign a GPU fragment layout to every tile value of each "
+                "attention grid";
+  let description = [{
+    The GPU pipeline's stage between `flash-online-softmax` and
+    `flash-to-gpu`: every tile value of each attention `flash.grid` (op
+    results, `flash.kv_loop` iter_args and results, the `tensor.empty`
+    shapes of the linalg and KV loop inits) gets a `#flash.frag` layout as
+    its tensor encoding, which `flash-to-gpu` reads instead of deciding:
+
+    * a `flash.tile_load` result (Q, K, V) lives in swizzled shared memory:
+      `#flash.frag<smem, K>`;
+    * any other 2-D tile (GEMM results, element-wise tiles, P, O) is an MMA
+      accumulator: `#flash.frag<acc, K>`;
+    * a 1-D tile is a row vector, `#flash.frag<row>`, or an f32
+      `#flash.frag<row_partial>` thread-partial sum (below);
+
+    where K is `wgmma` when the grid's `#flash.config` has `wgmma = true`,
+    else `mma_sync`. P's C-to-A reuse is the layouts' rule (a 16-bit `acc`
+    tile is its GEMM's A fragment as it is), not a conversion.
+
+    Row partial sums: a row vector that is only ever summed into and scaled
+    (FA2's `l = l * alpha + rowsum(P)`) stays a thread-partial sum, each
+    lane of the quad that owns the row holding its own part, so that the
+    quad shuffles of the sum are paid once in the epilogue instead of at
+    every KV block. Values whose types must be equal (a linalg op's init and
+    result, a KV loop's init, iter_arg, yielded value and result) form
+    classes; the partial classes are the greatest fixed point of: a class
+    stays partial while each of its definitions is a zero fill, a row-sum
+    reduction (`arith.addf`) of a tile into the class, an element-wise
+    product of the class's value with an input, or a KV loop's state.
+
+    A tile the rules do not cover (a rank-3 tensor, a tile made by an op
+    that is not a linalg op, tile load or KV loop, a shared-memory tile
+    updated in place) is an error at its op. Combine grids and ops outside
+    grids are left alone; running the pass twice changes nothing.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def FlashCheckLowered : Pass<"flash-check-lowered", "::mlir::ModuleOp"> {
   let summary = "Fail at the first op a lowering to the LLVM dialect left";
   let description = [{

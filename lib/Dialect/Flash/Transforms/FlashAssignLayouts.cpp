@@ -1,0 +1,312 @@
+//===- FlashAssignLayouts.cpp - Fragment layouts of the GPU tiles ---------===//
+//
+// flash-assign-layouts: decides where each tile value of an attention grid
+// lives in the GPU kernel and writes it as the `#flash.frag` encoding of the
+// value's tensor type (Q/K/V tile loads in swizzled shared memory, 2-D
+// tiles in the MMA accumulator layout, row vectors in its rows), so that
+// flash-to-gpu only reads layouts. The one choice that is not fixed by the
+// MMA instructions is which row vectors stay thread-partial sums: a row
+// vector that is only ever summed into and scaled (FA2's l = l * alpha +
+// rowsum(P)) may keep each lane's own part, and the quad's two shuffles are
+// paid once in the epilogue instead of at every KV block. That is legal
+// because the quad's total of the parts distributes over both operations:
+// sum(l_i * a) = a * sum(l_i), sum(l_i + s_i) = L + S.
+//
+// Values tied by type equality (a linalg op's init and result; a KV loop's
+// init, iter_arg, yielded value and result) must share a layout, so they are
+// grouped into classes first. The partial classes are the greatest fixed
+// point over the classes of 1-D f32 tiles of a monotone rule: every class
+// starts partial and is dropped when one of its values' definitions is not
+// one of: a zero fill, a row-sum reduction into the class, an element-wise
+// product of the class's value with an input (read as its row total), a KV
+// loop's iter_arg or result. An input of an op may be partial whatever the
+// op is: it is read as its total (see #flash.frag).
+//
+//===----------------------------------------------------------------------===//
+
+#include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::flash {
+#define GEN_PASS_DEF_FLASHASSIGNLAYOUTS
+#include "flash/Dialect/Flash/Transforms/Passes.h.inc"
+} // namespace mlir::flash
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+
+bool isRowVector(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  return type && type.getRank() == 1 && type.getElementType().isF32();
+}
+
+/// The value `yielded` in terms of block arguments: true when it is
+/// `arith.<Op>` of the two arguments `x` and `y` in either order.
+template <typename OpTy>
+bool isBinaryOf(Value yielded, Value x, Value y) {
+  auto op = yielded.getDefiningOp<OpTy>();
+  if (!op)
+    return false;
+  return (op.getLhs() == x && op.getRhs() == y) ||
+         (op.getLhs() == y && op.getRhs() == x);
+}
+
+/// True when `v`'s definition keeps it a partial sum given `partial`.
+bool staysPartial(Value v, const DenseSet<Value> &partial) {
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto loop = dyn_cast<KVLoopOp>(arg.getOwner()->getParentOp());
+    return loop && arg.getArgNumber() != 0;
+  }
+  if (v.getDefiningOp<KVLoopOp>())
+    return true;
+  auto generic = v.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic.getNumDpsInits() != 1)
+    return false;
+  Value yielded = generic.getBody()->getTerminator()->getOperand(0);
+  OpOperand *init = generic.getDpsInitOperand(0);
+  BlockArgument initArg = generic.getMatchingBlockArgument(init);
+  // l_new = reduce(+) P into a partial init: each lane adds its own elements.
+  if (generic.getNumReductionLoops() == 1) {
+    if (generic.getNumDpsInputs() != 1 || !partial.contains(init->get()))
+      return false;
+    BlockArgument in =
+        generic.getMatchingBlockArgument(generic.getDpsInputOperand(0));
+    return isBinaryOf<arith::AddFOp>(yielded, in, initArg);
+  }
+  if (generic.getNumLoops() != 1)
+    return false;
+  // l * alpha: the partial vector is the init, scaled by an input (read
+  // as its row total: the product distributes over the quad's parts).
+  if (!partial.contains(init->get()) || !initArg.hasOneUse())
+    return false;
+  if (yielded == initArg)
+    return true;
+  auto mul = yielded.getDefiningOp<arith::MulFOp>();
+  if (!mul || mul->getBlock() != generic.getBody())
+    return false;
+  Value other = mul.getLhs() == initArg ? mul.getRhs() : mul.getLhs();
+  return (mul.getLhs() == initArg || mul.getRhs() == initArg) &&
+         isa<BlockArgument>(other) && other != initArg;
+}
+
+/// Two values that must have one type, and the op that says so.
+struct Tie {
+  Value a, b;
+  Operation *op;
+};
+
+/// A shape-only tile (tensor.empty) has no layout of its own: it takes its
+/// user's.
+bool isShape(Value v) { return v.getDefiningOp<tensor::EmptyOp>() != nullptr; }
+
+struct Assigner {
+  GridOp grid;
+  MmaKind mma;
+  /// The tile values of the grid in definition order, but the shapes.
+  SetVector<Value> tiles;
+  SmallVector<Tie> ties;
+  /// Union-find over `tiles` along `ties`.
+  DenseMap<Value, Value> parent;
+
+  Value find(Value v) {
+    Value p = parent.lookup(v);
+    if (!p || p == v)
+      return v;
+    Value root = find(p);
+    parent[v] = root;
+    return root;
+  }
+
+  LogicalResult collect();
+  DenseSet<Value> findPartialSums();
+  LogicalResult run();
+};
+
+LogicalResult Assigner::collect() {
+  auto addTile = [&](Value v) {
+    if (isa<RankedTensorType>(v.getType()) && !isShape(v))
+      tiles.insert(v);
+  };
+  auto tie = [&](Value a, Value b, Operation *op) {
+    ties.push_back({a, b, op});
+  };
+  WalkResult walk = grid.getBody().walk([&](Operation *op) {
+    if (isa<TileUpdateOp, TileFinalizeOp>(op)) {
+      op->emitOpError("flash-assign-layouts: run flash-online-softmax first "
+                      "(it expands the online softmax this op stands for)");
+      return WalkResult::interrupt();
+    }
+    bool makesTile = llvm::any_of(op->getResultTypes(), [](Type t) {
+      return isa<TensorType>(t);
+    });
+    if (makesTile && !isa<linalg::LinalgOp, TileLoadOp, KVLoopOp,
+                          tensor::EmptyOp>(op)) {
+      op->emitOpError("flash-assign-layouts: no layout rule for a tile made "
+                      "by this op (tiles come from linalg ops, tile loads "
+                      "and KV loops)");
+      return WalkResult::interrupt();
+    }
+    for (Value r : op->getResults())
+      addTile(r);
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        if (linalgOp.hasPureTensorSemantics() && !isShape(init.get()))
+          tie(init.get(), linalgOp.getTiedOpResult(&init), op);
+    if (auto loop = dyn_cast<KVLoopOp>(op)) {
+      auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
+      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+        addTile(arg);
+        if (!isShape(loop.getInits()[i]))
+          tie(arg, loop.getInits()[i], op);
+        tie(arg, yield.getValues()[i], op);
+        tie(arg, loop.getResult(i), op);
+      }
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  for (Tie &t : ties) {
+    // A tile from outside the grid is not a kernel value (flash-to-gpu
+    // refuses it); the op that ties it to one is refused here already.
+    if (!tiles.contains(t.a) || !tiles.contains(t.b))
+      return t.op->emitOpError("flash-assign-layouts: a KV loop's state or "
+                               "a linalg init must be a tile computed in the "
+                               "grid");
+    Value ra = find(t.a), rb = find(t.b);
+    if (ra != rb)
+      parent[ra] = rb;
+  }
+  return success();
+}
+
+DenseSet<Value> Assigner::findPartialSums() {
+  // Classes of 1-D f32 tiles, in a deterministic order.
+  llvm::MapVector<Value, SmallVector<Value>> classes;
+  for (Value v : tiles)
+    classes[find(v)].push_back(v);
+  DenseSet<Value> partial;
+  for (auto &[root, members] : classes)
+    if (llvm::all_of(members, isRowVector))
+      partial.insert(members.begin(), members.end());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &[root, members] : classes)
+      if (partial.contains(members.front()) &&
+          llvm::any_of(members,
+                       [&](Value v) { return !staysPartial(v, partial); })) {
+        for (Value v : members)
+          partial.erase(v);
+        changed = true;
+      }
+  }
+  return partial;
+}
+
+LogicalResult Assigner::run() {
+  if (failed(collect()))
+    return failure();
+  DenseSet<Value> partial = findPartialSums();
+  MLIRContext *ctx = grid.getContext();
+  DenseMap<Value, FragAttr> layout;
+  for (Value v : tiles) {
+    auto type = cast<RankedTensorType>(v.getType());
+    FragAttr frag;
+    if (v.getDefiningOp<TileLoadOp>())
+      frag = FragAttr::get(ctx, FragKind::Smem, mma);
+    else if (type.getRank() == 2)
+      frag = FragAttr::get(ctx, FragKind::Acc, mma);
+    else if (type.getRank() == 1)
+      frag = FragAttr::get(ctx,
+                           partial.contains(v) ? FragKind::RowPartial
+                                               : FragKind::Row,
+                           MmaKind::None);
+    Operation *where = v.getDefiningOp();
+    if (!where)
+      where = cast<BlockArgument>(v).getOwner()->getParentOp();
+    if (!frag)
+      return where->emitOpError("flash-assign-layouts: no layout for a rank-")
+             << type.getRank() << " tile";
+    // Say a shared-memory tile of f32.
+    if (failed(frag.verifyEncoding(type.getShape(), type.getElementType(),
+                                   [&] {
+                                     return where->emitOpError(
+                                         "flash-assign-layouts: ");
+                                   })))
+      return failure();
+    layout[v] = frag;
+  }
+  for (Tie &t : ties)
+    if (layout[t.a] != layout[t.b])
+      return t.op->emitOpError("flash-assign-layouts: tiles that must share "
+                               "a type need layouts ")
+             << layout[t.a] << " and " << layout[t.b]
+             << " (a shared-memory tile cannot be updated in place)";
+
+  auto withLayout = [](Type type, FragAttr frag) {
+    auto tensor = cast<RankedTensorType>(type);
+    return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                                 frag);
+  };
+  for (Value v : tiles)
+    v.setType(withLayout(v.getType(), layout[v]));
+  // Each init that is only a shape (of a linalg op or a KV loop) gets an
+  // empty tile of the type it must have (one per shape and layout).
+  DenseMap<std::pair<Operation *, Type>, Value> shapes;
+  SetVector<Operation *> oldShapes;
+  auto reshape = [&](OpOperand &init, Type type) {
+    auto empty = init.get().getDefiningOp<tensor::EmptyOp>();
+    if (!empty || empty.getType() == type)
+      return;
+    Value &shape = shapes[{empty, type}];
+    if (!shape) {
+      OpBuilder b(empty);
+      shape = tensor::EmptyOp::create(b, empty.getLoc(), type,
+                                      empty.getDynamicSizes());
+      oldShapes.insert(empty);
+    }
+    init.set(shape);
+  };
+  grid.getBody().walk([&](Operation *op) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+        linalgOp && linalgOp.hasPureTensorSemantics())
+      for (OpOperand &init : linalgOp.getDpsInitsMutable())
+        reshape(init, linalgOp.getTiedOpResult(&init).getType());
+    if (auto loop = dyn_cast<KVLoopOp>(op))
+      for (auto [init, arg] :
+           llvm::zip(loop.getInitsMutable(), loop.getRegionIterArgs()))
+        reshape(init, arg.getType());
+  });
+  for (Operation *op : oldShapes)
+    if (op->use_empty())
+      op->erase();
+  return success();
+}
+
+struct FlashAssignLayoutsPass
+    : flash::impl::FlashAssignLayoutsBase<FlashAssignLayoutsPass> {
+  void runOnOperation() override {
+    SmallVector<GridOp> grids;
+    getOperation()->walk([&](GridOp grid) {
+      if (grid.getConfig() && !grid.getCombine())
+        grids.push_back(grid);
+    });
+    for (GridOp grid : grids) {
+      Assigner assigner{grid,
+                        grid.getConfig()->getWgmma() ? MmaKind::Wgmma
+                                                     : MmaKind::MmaSync};
+      if (failed(assigner.run()))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
