@@ -370,11 +370,9 @@ def main(argv=None):
     except (OSError, ValueError) as ex:
         print(f"error: {ex}", file=sys.stderr)
         return 2
-    import torch
-    if not torch.cuda.is_available():
-        print("error: no CUDA device", file=sys.stderr)
+    if not common.cuda_ready():
         return 2
-    common.strict_fp32()
+    import torch
     info = common.gpu_info()
     print(f"# {info.get('gpu')} torch={info.get('torch')}; A={args.a} B={args.b}; {len(rows)} rows, "
           f"{args.rounds} ABBA rounds, ~{args.sample_ms:g} ms per sample; B/A = speed ratio, "

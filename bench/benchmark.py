@@ -290,12 +290,10 @@ def main(argv=None):
     except Exception as ex:  # noqa: BLE001
         print(f"error: cannot read {args.artifacts}/manifest.json: {ex}", file=sys.stderr)
         return 2
-    import torch
-    if not torch.cuda.is_available():
-        print("error: no CUDA device", file=sys.stderr)
+    if not common.cuda_ready():
         return 2
+    import torch
     from torch.nn.attention import SDPBackend
-    common.strict_fp32()
     all_be = {"fa2": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}
     backends = {n: all_be[n] for n in args.backends.split(",") if n in all_be}
     causals = {"both": (False, True), "true": (True,), "false": (False,)}[args.causal]

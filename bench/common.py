@@ -136,6 +136,18 @@ def gpu_info():
     return info
 
 
+def cuda_ready():
+    """The GPU scripts' common start: False (after an error line on stderr)
+    without a CUDA device, else True with float32 references made strict
+    (strict_fp32)."""
+    import torch
+    if not torch.cuda.is_available():
+        print("error: no CUDA device", file=sys.stderr)
+        return False
+    strict_fp32()
+    return True
+
+
 def strict_fp32():
     """No TF32 in float32 reference matmuls. Uses the new fp32_precision API
     where it exists (PyTorch >= 2.9 raises on a mix of the new and legacy

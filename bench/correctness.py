@@ -592,10 +592,7 @@ def main(argv=None):
         print("correctness: 0/0 passed")
         return 1
 
-    import torch
-    common.strict_fp32()
-    if not torch.cuda.is_available():
-        print("error: no CUDA device", file=sys.stderr)
+    if not common.cuda_ready():
         return 2
     info = common.gpu_info()
     mode = "sanitize" if args.sanitize else ("quick" if args.quick else "full")

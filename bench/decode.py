@@ -684,11 +684,8 @@ def main(argv=None):
         if os.path.isfile(cand):
             args.runtime = cand
 
-    import torch
-    if not torch.cuda.is_available():
-        print("error: no CUDA device", file=sys.stderr)
+    if not common.cuda_ready():
         return 2
-    common.strict_fp32()
     info = common.gpu_info()
     print(f"# {info.get('gpu')} sms={info.get('sms')} torch={info.get('torch')} "
           f"triton={info.get('triton')} cuda={info.get('cuda')}; {len(entries)} decode entries from "

@@ -357,9 +357,11 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   SmallVector<Value> values(count);
   // In a row-local run (lowerBody), only the registers of its rows.
   SmallVector<int64_t> order;
-  for (int64_t idx = 0; idx < count; ++idx)
-    if (emitsRow(2 * std::get<0>(position(idx)) + std::get<1>(position(idx))))
+  for (int64_t idx = 0; idx < count; ++idx) {
+    auto [mt, h, nt, e] = position(idx);
+    if (emitsRow(2 * mt + h))
       order.push_back(idx);
+  }
   int64_t first = early.empty() ? 1 : 0;
   for (int64_t phase = first; phase < 2; ++phase)
   for (int64_t idx : order) {

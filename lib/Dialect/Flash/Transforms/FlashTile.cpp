@@ -137,7 +137,8 @@ FailureOr<AttentionOp> FlashTilePass::toBufferForm(IRRewriter &rewriter,
 std::optional<std::pair<int64_t, int64_t>>
 FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
   AttentionShape s = op.getShape();
-  if (op.getKvLens() || op.getBlockMask() || op.isPartial() || ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
+  if (op.getKvLens() || op.getBlockMask() || op.isPartial() ||
+      ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
       ShapedType::isDynamic(s.seqQ) || ShapedType::isDynamic(s.seqK))
     return std::nullopt;
   MaskBounds mask = MaskBounds::get(op);
