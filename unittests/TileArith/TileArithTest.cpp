@@ -69,14 +69,17 @@ TEST(TileArith, BlockMaskRanges) {
                         bool touched = blk * bn < vhi && (blk + 1) * bn > vlo;
                         // The main loop drops every mask: only blocks both
                         // kvRanges and the hint's full interval clear.
-                        if (inMain)
+                        if (inMain) {
                           ASSERT_TRUE(wasMain && full) << "block " << blk;
+                        }
                         // A block that may hold a visible key is visited.
-                        if (touched)
+                        if (touched) {
                           ASSERT_TRUE(visited) << "block " << blk;
+                        }
                         // A sound hint's full blocks are mask-free.
-                        if (wasMain && full && vlo <= flo && fhi <= vhi)
+                        if (wasMain && full && vlo <= flo && fhi <= vhi) {
                           ASSERT_TRUE(inMain) << "block " << blk;
+                        }
                       }
                     }
             }

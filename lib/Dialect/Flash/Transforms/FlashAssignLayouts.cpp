@@ -28,6 +28,7 @@
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -113,17 +114,8 @@ struct Assigner {
   /// The tile values of the grid in definition order, but the shapes.
   SetVector<Value> tiles;
   SmallVector<Tie> ties;
-  /// Union-find over `tiles` along `ties`.
-  DenseMap<Value, Value> parent;
-
-  Value find(Value v) {
-    Value p = parent.lookup(v);
-    if (!p || p == v)
-      return v;
-    Value root = find(p);
-    parent[v] = root;
-    return root;
-  }
+  /// `tiles` partitioned along `ties`.
+  llvm::EquivalenceClasses<Value> same;
 
   LogicalResult collect();
   DenseSet<Value> findPartialSums();
@@ -181,9 +173,7 @@ LogicalResult Assigner::collect() {
       return t.op->emitOpError("flash-assign-layouts: a KV loop's state or "
                                "a linalg init must be a tile computed in the "
                                "grid");
-    Value ra = find(t.a), rb = find(t.b);
-    if (ra != rb)
-      parent[ra] = rb;
+    same.unionSets(t.a, t.b);
   }
   return success();
 }
@@ -192,7 +182,7 @@ DenseSet<Value> Assigner::findPartialSums() {
   // Classes of 1-D f32 tiles, in a deterministic order.
   llvm::MapVector<Value, SmallVector<Value>> classes;
   for (Value v : tiles)
-    classes[find(v)].push_back(v);
+    classes[same.getOrInsertLeaderValue(v)].push_back(v);
   DenseSet<Value> partial;
   for (auto &[root, members] : classes)
     if (llvm::all_of(members, isRowVector))

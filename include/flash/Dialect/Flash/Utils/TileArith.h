@@ -3,7 +3,8 @@
 // The index formulas of attention's masking, each written once over an
 // arithmetic policy: which KV blocks a program visits and which of them need
 // an element mask (kvRanges, narrowed by a block-mask hint in
-// applyBlockMask), and whether key j is visible to query i (keyVisible). IntArith evaluates them on integers (flash-tile's static
+// applyBlockMask), and whether key j is visible to query i (keyVisible).
+// IntArith evaluates them on integers (flash-tile's static
 // iteration counts); IndexBuilder emits them as arith ops, which is how
 // flash-tile's loop bounds, flash-online-softmax's mask and flash-to-gpu's
 // register-level mask are built. (The reference library and the checkers
