@@ -118,29 +118,17 @@ static SmallVector<Value> findCaptures(TiledAttention &t, func::FuncOp f) {
   DenseSet<Value> excluded = {t.qLoad.getSource(), t.oStore.getDest()};
   if (t.lseStore)
     excluded.insert(t.lseStore.getDest());
-  // The K/V range's scalars: a memref read on their way is kv_lens.
-  SmallVector<Value> worklist;
+  // Q/K/V/O/LSE, the block table and the grid's own operands (kv_lens and
+  // the block-mask hint, which bound the KV loops) are no region captures.
   for (auto [k, v] : llvm::zip(t.kLoads, t.vLoads)) {
     excluded.insert(k.getSource());
     excluded.insert(v.getSource());
     if (Value table = k.getBlockTable())
       excluded.insert(table);
-    worklist.append({k.getLimit(), v.getLimit(), k.getStart()});
   }
-  for (KVLoopOp loop : t.loops)
-    worklist.append({loop.getLower(), loop.getUpper()});
-  worklist.push_back(t.qLoad.getLimit());
-  DenseSet<Value> seen;
-  while (!worklist.empty()) {
-    Value v = worklist.pop_back_val();
-    Operation *def = v.getDefiningOp();
-    if (!seen.insert(v).second || !def || outside(v))
-      continue;
-    if (auto load = dyn_cast<memref::LoadOp>(def))
-      if (outside(load.getMemRef()))
-        excluded.insert(load.getMemRef());
-    llvm::append_range(worklist, def->getOperands());
-  }
+  for (Value bound : {grid.getKvLens(), grid.getBlockMask()})
+    if (bound)
+      excluded.insert(bound);
   llvm::SetVector<Value> found;
   grid.getBody().walk([&](Operation *op) {
     for (Value operand : op->getOperands())
@@ -510,12 +498,13 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   // The host entry point gets a C interface, and the compiled artifact
   // describes itself (dtype, head dim, mask, config) for the runtime.
   hostFunc->setAttr("llvm.emit_c_interface", hb.getUnitAttr());
-  // Serving operands and split-KV, as the entry point's signature shows.
+  // Serving lengths (a grid operand) and split-KV.
   bool kvLens = false, splitKV = false;
   hostFunc.walk([&](Operation *op) {
     auto g = dyn_cast<GridOp>(op);
     if ((g && g.getCombine()) || op->hasAttr("flash.workspace"))
       splitKV = true;
+    kvLens |= g && g.getKvLens();
   });
   // The captures that are entry arguments, in order (a capture's views
   // share its argument).
@@ -524,18 +513,19 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
     if (std::optional<unsigned> arg = entryArgument(capture, hostFunc))
       if (!llvm::is_contained(captureArgs, *arg))
         captureArgs.push_back(*arg);
-  // A block_mask hint bounds the KV loops (flash-tile reads it in the grid
-  // body, outside them), so it is no region capture; the runtime passes it
-  // with the captures, in argument order, and the record names it.
+  // A block_mask hint bounds the KV loops, so it is the grid's operand and
+  // no region capture; the runtime passes it with the captures, in argument
+  // order, and the record names it.
   std::optional<unsigned> hintArg;
-  if (grid.getBlockMaskRows())
-    grid.getBody().walk([&](memref::LoadOp load) {
-      if (!hintArg && load.getMemRefType().getRank() == 4 &&
-          !load->getParentOfType<KVLoopOp>())
-        hintArg = entryArgument(load.getMemRef(), hostFunc);
-    });
-  if (hintArg && !llvm::is_contained(captureArgs, *hintArg))
-    captureArgs.push_back(*hintArg);
+  if (Value hint = grid.getBlockMask()) {
+    hintArg = entryArgument(hint, hostFunc);
+    if (!hintArg)
+      return grid.emitOpError("flash-to-gpu: the block_mask hint must be an "
+                              "argument of the entry function (the runtime "
+                              "passes it)");
+    if (!llvm::is_contained(captureArgs, *hintArg))
+      captureArgs.push_back(*hintArg);
+  }
   llvm::sort(captureArgs);
   llvm::json::Array captureList;
   for (unsigned arg : captureArgs) {
@@ -544,10 +534,6 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
       return failure();
     captureList.push_back(std::move(*record));
   }
-  for (BlockArgument arg : hostFunc.getArguments())
-    if (auto type = dyn_cast<MemRefType>(arg.getType()))
-      kvLens |= type.getRank() == 1 && type.getElementType().isInteger(32) &&
-                !llvm::is_contained(captureArgs, arg.getArgNumber());
   // The entry's static Q and K sizes (-1 = any), for the runtime to check.
   auto staticShape = [&](unsigned arg) {
     llvm::json::Array dims;

@@ -19,7 +19,8 @@
 
 // TILE-LABEL: func.func @docmask
 // TILE-SAME: %[[HINT:[^:]+]]: memref<1x?x?x4xi32>, %[[DOC:[^:]+]]: memref<?x?xi32>
-// TILE: flash.grid (%[[M:.+]], %[[H:.+]], %[[B:.+]]) in ({{.*}}) attributes {block_mask_rows = 32 : i64, causal, config = {{.*}}, scale = {{.*}}} {
+// The hint bounds the KV loops, so it is the grid's block_mask operand.
+// TILE: flash.grid (%[[M:.+]], %[[H:.+]], %[[B:.+]]) in ({{[^)]*}}) block_mask(%[[HINT]] : memref<1x?x?x4xi32>) attributes {block_mask_rows = 32 : i64, causal, config = {{.*}}, scale = {{.*}}} {
 // TILE: %[[ROW0:.+]] = arith.muli %[[M]], %{{.+}} : index
 // Causal kvRanges first: nMax, nMin, rStart (the band of ceil(64/32)+1 = 3).
 // TILE: %[[NMAX:.+]] = arith.maxsi %{{.+}}, %{{.+}} : index

@@ -139,3 +139,18 @@ func.func @tensor_form(%q: tensor<1x2x?x64xf32>, %k: tensor<1x2x?x64xf32>, %v: t
       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>} -> tensor<1x2x?x64xf32>
   return %o : tensor<1x2x?x64xf32>
 }
+
+// -----
+
+// Serving lengths bound the KV loops: kv_lens is the grid's operand (a later
+// pass reads it there), and the body reads kv_lens[b], clamped to the cache.
+// CHECK-LABEL: func.func @kv_lens
+// CHECK-SAME: %[[LENS:[^:]+]]: memref<?xi32>
+// CHECK: flash.grid (%{{.+}}, %{{.+}}, %[[B:.+]]) in ({{[^)]*}}) kv_lens(%[[LENS]] : memref<?xi32>) attributes
+// CHECK: %[[LEN:.+]] = memref.load %[[LENS]][%[[B]]] : memref<?xi32>
+// CHECK: arith.index_cast %[[LEN]] : i32 to index
+func.func @kv_lens(%q: memref<?x?x?x64xf32>, %k: memref<?x?x?x64xf32>, %v: memref<?x?x?x64xf32>, %lens: memref<?xi32>, %o: memref<?x?x?x64xf32>) {
+  flash.attention ins(%q, %k, %v : memref<?x?x?x64xf32>, memref<?x?x?x64xf32>, memref<?x?x?x64xf32>) kv_lens(%lens : memref<?xi32>) outs(%o : memref<?x?x?x64xf32>)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
+  return
+}

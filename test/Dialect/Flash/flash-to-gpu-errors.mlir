@@ -92,3 +92,23 @@ func.func @wgmma_chip(%q: !T, %k: !T, %v: !T, %o: !T) {
       {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>}
   return
 }
+
+// -----
+
+// The runtime passes the block_mask hint as an entry argument, which the ABI
+// record names: a hint the function makes itself cannot be named.
+!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+func.func @hint_not_argument(%q: !T, %k: !T, %v: !T, %doc: memref<?x?xi32>, %o: !T) {
+  %hint = memref.alloc() : memref<1x1x4x4xi32>
+  // expected-error @+1 {{flash-to-gpu: the block_mask hint must be an argument of the entry function (the runtime passes it)}}
+  flash.attention ins(%q, %k, %v : !T, !T, !T) block_mask(%hint : memref<1x1x4x4xi32>) captures(%doc : memref<?x?xi32>) outs(%o : !T)
+      {block_mask_rows = 64 : i64, config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>}
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}

@@ -174,3 +174,48 @@ func.func @store_dim(%t: tensor<16x32xf32>, %dst: memref<?x?x?x64xf32>, %i: inde
   flash.tile_store %t, %dst[%i, %i, %i] rows %i : tensor<16x32xf32> -> memref<?x?x?x64xf32>
   return
 }
+
+// -----
+
+func.func @grid_mask_without_rows(%hint: memref<1x1x4x4xi32>, %n: index) {
+  // expected-error @+1 {{a block_mask operand and block_mask_rows come together}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) block_mask(%hint : memref<1x1x4x4xi32>) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_rows_without_mask(%n: index) {
+  // expected-error @+1 {{a block_mask operand and block_mask_rows come together}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {block_mask_rows = 64 : i64, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_mask_fields(%hint: memref<1x1x4x?xi32>, %n: index) {
+  // expected-error @+1 {{its last dimension must be a static 4, not ?}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) block_mask(%hint : memref<1x1x4x?xi32>) attributes {block_mask_rows = 64 : i64, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
+  }
+  return
+}
+
+// -----
+
+func.func @grid_lens_type(%lens: memref<?xi64>, %n: index) {
+  // expected-error @+1 {{operand #3 must be 1D memref of 32-bit signless integer values}}
+  flash.grid (%m, %h, %b) in (%n, %n, %n) kv_lens(%lens : memref<?xi64>) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
+  }
+  return
+}
+
+// -----
+
+func.func @combine_lens(%lens: memref<?xi32>, %n: index) {
+  // expected-error @+1 {{a combine grid takes no #flash.config and no attention attributes or operands}}
+  flash.grid (%r, %h, %b) in (%n, %n, %n) kv_lens(%lens : memref<?xi32>) attributes {combine} {
+  }
+  return
+}

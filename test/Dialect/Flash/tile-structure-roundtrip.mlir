@@ -33,3 +33,17 @@ func.func @structure(%q: !T, %k: !T, %table: memref<?x?xi32>, %o: memref<?x?x?x6
   }
   return
 }
+
+// The grid's operands that bound its KV loops: kv_lens, then the block-mask
+// hint (with block_mask_rows).
+// CHECK-LABEL: func.func @bounds
+// CHECK-SAME: (%[[LENS:[^:]+]]: memref<?xi32>, %[[HINT:[^:]+]]: memref<1x?x?x4xi32>
+// CHECK: flash.grid (%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}}, %{{.+}}, %{{.+}}) kv_lens(%[[LENS]] : memref<?xi32>) block_mask(%[[HINT]] : memref<1x?x?x4xi32>) attributes {block_mask_rows = 64 : i64, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.250000e-01 : f32} {
+// CHECK: flash.grid (%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}}, %{{.+}}, %{{.+}}) kv_lens(%[[LENS]] : memref<?xi32>) attributes {config
+func.func @bounds(%lens: memref<?xi32>, %hint: memref<1x?x?x4xi32>, %n: index) {
+  flash.grid (%m, %h, %b) in (%n, %n, %n) kv_lens(%lens : memref<?xi32>) block_mask(%hint : memref<1x?x?x4xi32>) attributes {block_mask_rows = 64 : i64, config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.250000e-01 : f32} {
+  }
+  flash.grid (%m, %h, %b) in (%n, %n, %n) kv_lens(%lens : memref<?xi32>) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.250000e-01 : f32} {
+  }
+  return
+}

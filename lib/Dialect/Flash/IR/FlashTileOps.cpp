@@ -20,8 +20,14 @@ using namespace mlir::flash;
 //===----------------------------------------------------------------------===//
 
 void GridOp::build(OpBuilder &builder, OperationState &state,
-                   ValueRange upperBounds) {
+                   ValueRange upperBounds, Value kvLens, Value blockMask) {
   state.addOperands(upperBounds);
+  if (kvLens)
+    state.addOperands(kvLens);
+  if (blockMask)
+    state.addOperands(blockMask);
+  state.getOrAddProperties<Properties>().operandSegmentSizes = {
+      int32_t(upperBounds.size()), kvLens ? 1 : 0, blockMask ? 1 : 0};
   Region *body = state.addRegion();
   Block *block = new Block();
   body->push_back(block);
@@ -40,8 +46,25 @@ ParseResult GridOp::parse(OpAsmParser &parser, OperationState &result) {
       parser.parseKeyword("in") ||
       parser.parseOperandList(ubs, ivs.size(),
                               OpAsmParser::Delimiter::Paren) ||
-      parser.resolveOperands(ubs, index, result.operands) ||
-      parser.parseOptionalAttrDictWithKeyword(result.attributes))
+      parser.resolveOperands(ubs, index, result.operands))
+    return failure();
+  // `kv_lens(%v : type)` and `block_mask(%v : type)`, each optional, in
+  // this order.
+  std::array<int32_t, 3> segments = {int32_t(ubs.size()), 0, 0};
+  static constexpr StringLiteral keywords[] = {"kv_lens", "block_mask"};
+  for (auto [i, keyword] : llvm::enumerate(keywords)) {
+    if (failed(parser.parseOptionalKeyword(keyword)))
+      continue;
+    OpAsmParser::UnresolvedOperand operand;
+    Type type;
+    if (parser.parseLParen() || parser.parseOperand(operand) ||
+        parser.parseColonType(type) || parser.parseRParen() ||
+        parser.resolveOperand(operand, type, result.operands))
+      return failure();
+    segments[i + 1] = 1;
+  }
+  result.getOrAddProperties<Properties>().operandSegmentSizes = segments;
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   for (OpAsmParser::Argument &iv : ivs)
     iv.type = index;
@@ -54,7 +77,12 @@ ParseResult GridOp::parse(OpAsmParser &parser, OperationState &result) {
 
 void GridOp::print(OpAsmPrinter &p) {
   p << " (" << getInductionVars() << ") in (" << getUpperBounds() << ")";
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs());
+  if (Value lens = getKvLens())
+    p << " kv_lens(" << lens << " : " << lens.getType() << ")";
+  if (Value mask = getBlockMask())
+    p << " block_mask(" << mask << " : " << mask.getType() << ")";
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getOperandSegmentSizesAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/false);
@@ -69,9 +97,9 @@ LogicalResult GridOp::verify() {
     return emitOpError("needs one index block argument per upper bound");
   if (getCombine()) {
     if (getConfig() || getCausal() || getWindow() || getScale() ||
-        getSoftcap() || getBlockMaskRows())
+        getSoftcap() || getBlockMaskRows() || getKvLens() || getBlockMask())
       return emitOpError("a combine grid takes no #flash.config and no "
-                         "attention attributes");
+                         "attention attributes or operands");
     if (axes != 3)
       return emitOpError("a combine grid has 3 axes (row, head, batch), not ")
              << axes;
@@ -91,6 +119,18 @@ LogicalResult GridOp::verify() {
     return emitOpError("softcap must be positive");
   if (getBlockMaskRows() && *getBlockMaskRows() < 1)
     return emitOpError("block_mask_rows must be at least 1");
+  // The hint and its row count come together: the runtime passes the one
+  // the ABI record names with the other.
+  if (bool(getBlockMask()) != bool(getBlockMaskRows()))
+    return emitOpError("a block_mask operand and block_mask_rows come "
+                       "together");
+  if (Value mask = getBlockMask()) {
+    int64_t last = cast<MemRefType>(mask.getType()).getDimSize(3);
+    if (last != 4)
+      return emitOpError("the block_mask hint's rows are (vlo, vhi, flo, "
+                         "fhi): its last dimension must be a static 4, not ")
+             << (ShapedType::isDynamic(last) ? "?" : std::to_string(last));
+  }
   if (getConfig()->getNumSplits() != 1 && axes != 4)
     return emitOpError("a config with splits != 1 needs the split axis");
   return success();

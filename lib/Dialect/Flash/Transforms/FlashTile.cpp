@@ -220,7 +220,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   SmallVector<Value> gridUb = {numMBlocks, headsQ, batch};
   if (partial)
     gridUb.push_back(ib.dim(out, 0));
-  auto grid = GridOp::create(rewriter, loc, gridUb);
+  auto grid = GridOp::create(rewriter, loc, gridUb, lens, op.getBlockMask());
   grid.setConfigAttr(config);
   // What the grid computes, for the artifact's ABI record.
   grid.setCausal(op.getCausal());

@@ -19,7 +19,8 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Flash_GridOp : Flash_Op<"grid", [
-    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects,
+    AttrSizedOperandSegments]> {
   let summary = "The grid of independent programs of a tiled attention";
   let description = [{
     Runs its body once for every point of `[0, ub_0) x ... x [0, ub_n)`, in
@@ -36,18 +37,27 @@ def Flash_GridOp : Flash_Op<"grid", [
     loops (the hint is then an argument the runtime passes). The ops inside
     the grid are the computation itself; nothing lowers these attributes.
 
+    The memrefs that bound the KV loops rather than feed the math are
+    operands, so a later pass reads them from the grid instead of finding
+    them by data flow: `kv_lens` (i32 [batch], the serving lengths the
+    body's K/V ranges read) and `block_mask` (i32 [B|1, Hq|1, R, 4], the
+    hint the body's KV loop bounds read; present iff `block_mask_rows`).
+    The body reads them by the same SSA values.
+
     The optional `masked_iterations` / `unmasked_iterations` record the KV
     iterations of the whole grid with and without an element mask when the
     shape is static (pass statistics are compiled out of Debian's LLVM).
 
     ```mlir
-    flash.grid (%m, %h, %b) in (%nm, %nh, %nb)
+    flash.grid (%m, %h, %b) in (%nm, %nh, %nb) kv_lens(%lens : memref<?xi32>)
         attributes {config = #flash.config<128, 64, 4, 2>} {
       ...
     }
     ```
   }];
   let arguments = (ins Variadic<Index>:$upper_bounds,
+                       Optional<MemRefRankOf<[I32], [1]>>:$kv_lens,
+                       Optional<MemRefRankOf<[I32], [4]>>:$block_mask,
                        OptionalAttr<Flash_ConfigAttr>:$config,
                        UnitAttr:$combine,
                        OptionalAttr<I64Attr>:$masked_iterations,
@@ -61,7 +71,9 @@ def Flash_GridOp : Flash_Op<"grid", [
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let skipDefaultBuilders = 1;
-  let builders = [OpBuilder<(ins "ValueRange":$upperBounds)>];
+  let builders = [OpBuilder<(ins "ValueRange":$upperBounds,
+                                CArg<"Value", "{}">:$kvLens,
+                                CArg<"Value", "{}">:$blockMask)>];
   let extraClassDeclaration = [{
     /// The program's coordinates (the body's block arguments).
     ::mlir::Block::BlockArgListType getInductionVars() {
