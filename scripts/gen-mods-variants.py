@@ -3,7 +3,7 @@
 scripts/gpu-mods-check.py runs on the GPU (issue #11), and its manifest.
 
   scripts/gen-mods-variants.py OUT.mlir MANIFEST.json SO_NAME [--dims=64,128]
-                               [--block-mask]
+                               [--block-mask] [--configs]
 
 One memref-form function per (kind, head dim, causal), bf16, dynamic batch,
 heads and lengths, O and LSE, in the syntax of CONTRACT7.md (captures(...),
@@ -64,6 +64,25 @@ BLOCK_MASK_ROWS = 128
 KINDS = ("alibi", "relbias", "softcap_mod", "softcap_fast", "softcap_attr", "docmask", "prefixlm",
          "plain")
 BLOCK_MASK_KINDS = ("docmask_bm",)
+# --configs: kernels again under a fixed config (kind suffix), head dim 128,
+# not causal, for timing pairs in one process: the unmasked kernel with the
+# producer warpgroup flash-plan gives a mask_mod there (_p: the mask's own
+# cost on one config), and the mask_mod kernels with the 192 x 96 lockstep
+# tile flash-plan gave them before session 11 (_w12: the A/B baseline).
+CONFIG_SUFFIXES = {
+    "_p": {"block_m": 128, "block_n": 96, "warps": 8, "stages": 3, "wgmma": True,
+           "producer": True},
+    "_w12": {"block_m": 192, "block_n": 96, "warps": 12, "stages": 2, "wgmma": True},
+}
+CONFIG_KINDS = ("plain_p", "docmask_w12", "prefixlm_w12")
+
+
+def split_config(kind):
+    """(base kind, fixed config or None) of a kind."""
+    for suffix, config in CONFIG_SUFFIXES.items():
+        if kind.endswith(suffix):
+            return kind[:-len(suffix)], config
+    return kind, None
 
 STRIDED = "strided<[?, ?, ?, 1], offset: ?>"
 
@@ -125,11 +144,16 @@ def func_text(kind, d, causal):
     """The function of one kernel (plain and softcap_attr through Variant,
     the one template of the unmodified op)."""
     name = func_name(kind, d, causal)
+    kind, config = split_config(kind)
     if kind in ("plain", "softcap_attr"):
         softcap = SOFTCAP if kind == "softcap_attr" else None
-        return Variant("bf16", d, causal=causal, softcap=softcap).func_text(name)
+        return Variant("bf16", d, causal=causal, softcap=softcap).func_text(name, config)
     t, lt = types(d)
-    attrs = " {causal}" if causal else ""
+    attrs = ["causal"] if causal else []
+    if config:
+        params = ", ".join(f"{k} = {'true' if v is True else v}" for k, v in config.items())
+        attrs.append(f"config = #flash.config<{params}>")
+    attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
     if kind == "alibi":
         return (f"func.func @{name}(%q: {t}, %k: {t}, %v: {t}, %slopes: memref<?xf32>, "
                 f"%o: {t}, %lse: {lt}) {{\n"
@@ -161,11 +185,14 @@ def func_text(kind, d, causal):
             f"  return\n}}\n")
 
 
-def entries(dims, block_mask=False):
+def entries(dims, block_mask=False, configs=False):
     for d in dims:
-        for kind in KINDS + (BLOCK_MASK_KINDS if block_mask else ()):
+        kinds = KINDS + (BLOCK_MASK_KINDS if block_mask else ())
+        if configs and d == 128:
+            kinds += CONFIG_KINDS
+        for kind in kinds:
             for causal in (False, True):
-                if kind == "prefixlm" and causal:
+                if causal and (kind.startswith("prefixlm") or kind in CONFIG_KINDS):
                     continue
                 yield kind, d, causal
 
@@ -178,9 +205,13 @@ def main(argv=None):
     p.add_argument("--dims", default="64,128")
     p.add_argument("--block-mask", action="store_true",
                    help="also the BLOCK_MASK_KINDS (docmask_bm)")
+    p.add_argument("--configs", action="store_true",
+                   help="also the CONFIG_KINDS (fixed configs at head dim 128 for timing "
+                        "pairs)")
     a = p.parse_args(argv)
     funcs, manifest = [], []
-    for kind, d, causal in entries((int(x) for x in a.dims.split(",")), a.block_mask):
+    for kind, d, causal in entries((int(x) for x in a.dims.split(",")), a.block_mask,
+                                   a.configs):
         funcs.append(func_text(kind, d, causal))
         entry = {"so": a.so, "func": func_name(kind, d, causal), "kind": kind,
                  "dtype": "bf16", "head_dim": d, "causal": causal,

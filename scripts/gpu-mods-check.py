@@ -89,6 +89,8 @@ class Mods:
     def __init__(self, kind, b, hq, sq, sk, device, gen, radius, softcap, block_rows=128,
                  one_doc=None):
         import torch
+        # gen-mods-variants.py --configs: the same modification, another config.
+        kind = _gen_variants().split_config(kind)[0]
         self.kind, self.radius, self.softcap = kind, radius, softcap
         self.i = torch.arange(sq, device=device).view(1, 1, sq, 1)
         self.j = torch.arange(sk, device=device).view(1, 1, 1, sk)
@@ -184,7 +186,8 @@ class Case:
 def make_cases(entries, quick, sanitize=False):
     cases = []
     for e in entries:
-        if e["kind"] in ("plain", "softcap_attr") and quick:
+        if quick and e["kind"] in ("plain", "softcap_attr", "plain_p", "docmask_w12",
+                                   "prefixlm_w12"):
             continue  # the timing's baselines; run in full mode
         if sanitize:
             for b, hq, hkv, sq, sk, layout in SANITIZE_SHAPES:
@@ -322,7 +325,15 @@ def timing(kernels, log, rounds=5):
     pairs = [("softcap_fast", "softcap_attr", None), ("softcap_mod", "softcap_attr", None),
              ("docmask", "plain", None), ("docmask_bm", "plain", False),
              ("docmask_bm", "plain", True), ("docmask_bm", "docmask", False),
-             ("prefixlm", "plain", None), ("alibi", "plain", None), ("relbias", "plain", None)]
+             ("prefixlm", "plain", None), ("alibi", "plain", None), ("relbias", "plain", None),
+             # --configs artifacts (d128, not causal): the mask's cost on the
+             # producer config, the unmasked kernel on both configs, and the
+             # mask_mod kernels against the config flash-plan gave them before
+             # session 11 (the A/B of that change)
+             ("docmask", "plain_p", None), ("prefixlm", "plain_p", None),
+             ("plain_p", "plain", None), ("docmask", "docmask_w12", None),
+             ("prefixlm", "prefixlm_w12", None)]
+    split = lambda kind: _gen_variants().split_config(kind)[0]  # noqa
     for (mine, base, one_doc) in pairs:
         for d in (64, 128):
             for causal in (False, True):
@@ -336,8 +347,11 @@ def timing(kernels, log, rounds=5):
                     q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
                                            dtype=torch.bfloat16) for s in (sq, sk, sk))
                     mods = Mods(mine, b, h, sq, sk, "cuda", gen, 0, 30.0, one_doc=one_doc)
-                    # the baseline on the same documents
-                    base_caps = mods.captures[-1:] if base == "docmask" else []
+                    # the baseline on the same documents (the same kind under
+                    # another config takes the same captures)
+                    same = split(base) == split(mine)
+                    base_caps = (mods.captures if same else
+                                 mods.captures[-1:] if base == "docmask" else [])
                     out = torch.empty_like(q)
                     lse = torch.empty(b, h, sq, device="cuda")
                     run_m = lambda: km(q, k, v, out=out, lse=lse, captures=mods.captures)  # noqa

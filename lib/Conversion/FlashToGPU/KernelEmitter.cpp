@@ -353,11 +353,11 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     b.setInsertionPointToStart(&role.getElseRegion().front());
     cpTid = tid;
     cpThreads = threads;
-    // 8 consumer warps and the producer: 168 registers each at launch; the
-    // producer gives most of its own to the consumers.
+    // 8 consumer warps and the producer: the producer gives most of its
+    // registers to the consumers (kConsumerRegs).
     if (launchThreads() > 256)
       NVVM::SetMaxRegisterOp::create(
-          b, loc, b.getI32IntegerAttr(232),
+          b, loc, b.getI32IntegerAttr(kConsumerRegs),
           NVVM::SetMaxRegisterActionAttr::get(
               ctx, NVVM::SetMaxRegisterAction::increase));
     emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);

@@ -148,6 +148,12 @@ public:
   int64_t smemBytes() const { return config.getKernelSharedMemoryBytes(d); }
   /// Threads per program: the consumers plus the producer warpgroup.
   int64_t launchThreads() const { return threads + (ws ? 128 : 0); }
+  /// setmaxnreg with a producer and 8 consumer warps (384 threads, 168
+  /// registers each at launch: 64512): the producer keeps 64, the consumers
+  /// take 216 (128 * 64 + 256 * 216 <= 64512). With 40 / 232 the producer's
+  /// cp.async address arithmetic spilled 8 bytes on every d128 kernel; with
+  /// 64 / 216 none spills (ptxas, sm_90a, the mods and suite kernels).
+  static constexpr int64_t kProducerRegs = 64, kConsumerRegs = 216;
 
 private:
   // --- Values from flash-tile's IR ---------------------------------------

@@ -187,7 +187,7 @@ void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
                                  Value anyBlock) {
   if (launchThreads() > 256)
     NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(40),
+        b, loc, b.getI32IntegerAttr(kProducerRegs),
         NVVM::SetMaxRegisterActionAttr::get(
             ctx, NVVM::SetMaxRegisterAction::decrease));
   cpTid = sub(tid, c(threads));

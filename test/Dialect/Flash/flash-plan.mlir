@@ -33,6 +33,39 @@ func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tens
 
 // -----
 
+// A mask_mod at head dim 128 under wgmma: FA3's producer warpgroup when not
+// causal (its consumers overlap one another's mask work with their GEMMs);
+// causal keeps 64 x 96. Without wgmma the mask_mod changes nothing.
+// CHECK-LABEL: func.func @d128_mask_mod
+// CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
+// CHECK: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
+// WG-LABEL: func.func @d128_mask_mod
+// WG: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
+// WG: config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>
+func.func @d128_mask_mod(%q: memref<?x8x?x128xbf16>, %k: memref<?x8x?x128xbf16>, %v: memref<?x8x?x128xbf16>, %doc: memref<?x?xi32>, %o: memref<?x8x?x128xbf16>) {
+  flash.attention ins(%q, %k, %v : memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>)
+      captures(%doc : memref<?x?xi32>) outs(%o : memref<?x8x?x128xbf16>)
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  flash.attention ins(%q, %k, %v : memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>)
+      captures(%doc : memref<?x?xi32>) outs(%o : memref<?x8x?x128xbf16>) {causal}
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
+
+// -----
+
 // Head dim 96 takes head dim 128's mma.sync tiles, also under wgmma (no
 // 128-byte panels to split it into); 128 x 64 measured 0.90-0.96x FA2 and
 // 64 x 64 0.85-0.91x (bench/results/2026-11-29-h200-d96-tune.txt).

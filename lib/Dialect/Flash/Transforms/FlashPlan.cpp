@@ -44,7 +44,8 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       }
       AttentionShape s = op.getShape();
       int64_t d = std::max(s.headDim, s.headDimV);
-      int64_t stages = smVersion >= 80 ? 2 : 1;
+      const int64_t cpAsyncStages = smVersion >= 80 ? 2 : 1;
+      int64_t stages = cpAsyncStages;
       int64_t elementBytes =
           cast<ShapedType>(op.getQuery().getType()).getElementTypeBitWidth() /
           8;
@@ -70,7 +71,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       }
       // sm_90a: warpgroup MMA, one 16-row m-tile per warp. The tile sweeps
       // (bench/results/2026-11-29-h200-wgmma-sweep*.txt) picked these.
-      bool useWgmma = false;
+      bool useWgmma = false, producer = false;
       if (wgmma && s.headDim == s.headDimV &&
           llvm::is_contained({64, 128, 192, 256}, d)) {
         useWgmma = true;
@@ -84,11 +85,19 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         } else {
           blockM = 128, blockN = 64, warps = 8;
         }
+        // A mask_mod at hdim 128, not causal: FA3's producer warpgroup
+        // (128 x 96, 8 consumer warps, 3 stages). Its consumers do not run
+        // in lockstep, so one warpgroup's mask work overlaps the other's
+        // GEMMs: a document mask cost 1.16-1.21x the unmasked kernel
+        // against 1.50x with 192 x 96 (bench/NOTES.md, session 11). Causal
+        // keeps 64 x 96, where the producer did not help.
+        if (d == 128 && !op.getCausal() && !op.getMaskMod().empty())
+          blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;
         auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,
-                                       stages, 1, /*wgmma=*/true,
-                                       /*producer=*/false);
+                                       stages, 1, /*wgmma=*/true, producer);
         if (planned.getKernelSharedMemoryBytes(d) > smemPerBlockKB * 1024)
-          useWgmma = false, blockM = 64, blockN = 64, warps = 4;
+          useWgmma = false, producer = false, stages = cpAsyncStages,
+          blockM = 64, blockN = 64, warps = 4;
       }
       // Decode and short chunks (static Sq <= 64, e.g. after flash-fold-gqa):
       // Flash-Decoding. Query blocks shrink to the rows there are (16 rows
@@ -97,7 +106,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       // form is not split, and decode stays on mma.sync.
       int64_t splits = 1;
       if (!ShapedType::isDynamic(s.seqQ) && s.seqQ <= 64 && d <= 128) {
-        useWgmma = false;
+        useWgmma = false, producer = false, stages = cpAsyncStages;
         blockM = s.seqQ <= 16 ? 16 : 64;
         warps = blockM / 16;
         blockN = 64;
@@ -105,8 +114,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           splits = 0;
       }
       op.setConfigAttr(ConfigAttr::get(op.getContext(), blockM, blockN, warps,
-                                       stages, splits, useWgmma,
-                                       /*producer=*/false));
+                                       stages, splits, useWgmma, producer));
       ++numPlanned;
     });
   }
