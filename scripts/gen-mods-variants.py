@@ -64,24 +64,32 @@ BLOCK_MASK_ROWS = 128
 KINDS = ("alibi", "relbias", "softcap_mod", "softcap_fast", "softcap_attr", "docmask", "prefixlm",
          "plain")
 BLOCK_MASK_KINDS = ("docmask_bm",)
-# --configs: kernels again under a fixed config (kind suffix), head dim 128,
-# not causal, for timing pairs in one process: the unmasked kernel with the
-# producer warpgroup flash-plan gives a mask_mod there (_p: the mask's own
-# cost on one config), and the mask_mod kernels with the 192 x 96 lockstep
-# tile flash-plan gave them before session 11 (_w12: the A/B baseline).
+# --configs: kernels again under a fixed config (kind suffix), for timing
+# pairs in one process. Head dim 128: the unmasked kernel with
+# the producer warpgroup flash-plan gives a mask_mod there (_p: the mask's
+# own cost on one config), and the mask_mod kernels with the 192 x 96
+# lockstep tile flash-plan gave them before session 11 (_w12: the A/B
+# baseline). Head dim 64 (flash-plan: 64 x 64, one warpgroup, so nothing
+# overlaps its mask work): two producer configs with two consumer
+# warpgroups, 128 x 128 (_p) and 128 x 64 (_q), plain and masked, causal
+# and not.
+PRODUCER = {"wgmma": True, "producer": True}
 CONFIG_SUFFIXES = {
-    "_p": {"block_m": 128, "block_n": 96, "warps": 8, "stages": 3, "wgmma": True,
-           "producer": True},
-    "_w12": {"block_m": 192, "block_n": 96, "warps": 12, "stages": 2, "wgmma": True},
+    "_p": {128: {"block_m": 128, "block_n": 96, "warps": 8, "stages": 3, **PRODUCER},
+           64: {"block_m": 128, "block_n": 128, "warps": 8, "stages": 3, **PRODUCER}},
+    "_q": {64: {"block_m": 128, "block_n": 64, "warps": 8, "stages": 4, **PRODUCER}},
+    "_w12": {128: {"block_m": 192, "block_n": 96, "warps": 12, "stages": 2, "wgmma": True}},
 }
-CONFIG_KINDS = ("plain_p", "docmask_w12", "prefixlm_w12")
+CONFIG_KINDS = {128: ("plain_p", "docmask_w12", "prefixlm_w12"),
+                64: ("plain_p", "docmask_p", "prefixlm_p", "plain_q", "docmask_q",
+                     "prefixlm_q")}
 
 
-def split_config(kind):
-    """(base kind, fixed config or None) of a kind."""
-    for suffix, config in CONFIG_SUFFIXES.items():
+def split_config(kind, d=None):
+    """(base kind, fixed config at head dim d or None) of a kind."""
+    for suffix, configs in CONFIG_SUFFIXES.items():
         if kind.endswith(suffix):
-            return kind[:-len(suffix)], config
+            return kind[:-len(suffix)], configs.get(d)
     return kind, None
 
 STRIDED = "strided<[?, ?, ?, 1], offset: ?>"
@@ -144,7 +152,7 @@ def func_text(kind, d, causal):
     """The function of one kernel (plain and softcap_attr through Variant,
     the one template of the unmodified op)."""
     name = func_name(kind, d, causal)
-    kind, config = split_config(kind)
+    kind, config = split_config(kind, d)
     if kind in ("plain", "softcap_attr"):
         softcap = SOFTCAP if kind == "softcap_attr" else None
         return Variant("bf16", d, causal=causal, softcap=softcap).func_text(name, config)
@@ -188,11 +196,11 @@ def func_text(kind, d, causal):
 def entries(dims, block_mask=False, configs=False):
     for d in dims:
         kinds = KINDS + (BLOCK_MASK_KINDS if block_mask else ())
-        if configs and d == 128:
-            kinds += CONFIG_KINDS
-        for kind in kinds:
+        extra = CONFIG_KINDS.get(d, ()) if configs else ()
+        for kind in kinds + extra:
             for causal in (False, True):
-                if causal and (kind.startswith("prefixlm") or kind in CONFIG_KINDS):
+                # (the d128 extras compare non-causal configs only)
+                if causal and (kind.startswith("prefixlm") or (kind in extra and d == 128)):
                     continue
                 yield kind, d, causal
 
@@ -206,8 +214,8 @@ def main(argv=None):
     p.add_argument("--block-mask", action="store_true",
                    help="also the BLOCK_MASK_KINDS (docmask_bm)")
     p.add_argument("--configs", action="store_true",
-                   help="also the CONFIG_KINDS (fixed configs at head dim 128 for timing "
-                        "pairs)")
+                   help="also the CONFIG_KINDS (fixed configs at head dims 64 and 128 for "
+                        "timing pairs)")
     a = p.parse_args(argv)
     funcs, manifest = [], []
     for kind, d, causal in entries((int(x) for x in a.dims.split(",")), a.block_mask,

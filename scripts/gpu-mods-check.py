@@ -186,8 +186,8 @@ class Case:
 def make_cases(entries, quick, sanitize=False):
     cases = []
     for e in entries:
-        if quick and e["kind"] in ("plain", "softcap_attr", "plain_p", "docmask_w12",
-                                   "prefixlm_w12"):
+        if quick and e["kind"] in ("plain", "softcap_attr", "plain_p", "plain_q",
+                                   "docmask_w12", "prefixlm_w12"):
             continue  # the timing's baselines; run in full mode
         if sanitize:
             for b, hq, hkv, sq, sk, layout in SANITIZE_SHAPES:
@@ -332,7 +332,12 @@ def timing(kernels, log, rounds=5):
              # session 11 (the A/B of that change)
              ("docmask", "plain_p", None), ("prefixlm", "plain_p", None),
              ("plain_p", "plain", None), ("docmask", "docmask_w12", None),
-             ("prefixlm", "prefixlm_w12", None)]
+             ("prefixlm", "prefixlm_w12", None),
+             # d64: the producer configs against flash-plan's one warpgroup
+             ("docmask_p", "plain", None), ("docmask_q", "plain", None),
+             ("prefixlm_p", "plain", None), ("prefixlm_q", "plain", None),
+             ("plain_p", "plain", None), ("plain_q", "plain", None),
+             ("docmask_p", "plain_p", None), ("docmask_q", "plain_q", None)]
     split = lambda kind: _gen_variants().split_config(kind)[0]  # noqa
     for (mine, base, one_doc) in pairs:
         for d in (64, 128):
