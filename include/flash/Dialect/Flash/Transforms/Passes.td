@@ -84,6 +84,15 @@ def FlashPlan : Pass<"flash-plan"> {
     | 192 | 128 x 64 | 8 | 1.56-1.57x (causal 1.47-1.56x) |
     | 256 | 128 x 64 | 8 | 1.40-1.67x (causal 1.27-1.67x) |
 
+    A `mask_mod` at head dim 128, not causal, gets FA3's producer warpgroup
+    instead (128 x 96, 8 consumer warps, 3 stages, `producer = true`): its
+    two consumer warpgroups do not run in lockstep, so one's mask work
+    overlaps the other's GEMMs. A document mask ran at 0.76-0.77x the time
+    of the 192 x 96 kernel (1.16-1.18x the unmasked kernel against 1.50x),
+    a prefix-LM mask at 1.01x (bench/results/2026-12-02-h200-session11-*).
+    Causal keeps 64 x 96, and head dim 64 keeps 64 x 64: producer configs
+    with two consumer warpgroups ran its document mask 1.09-1.24x slower.
+
     Head dims that are not multiples of 64 (32, 96, ...) and decode stay on
     mma.sync.
   }];
