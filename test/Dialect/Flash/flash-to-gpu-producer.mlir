@@ -6,10 +6,10 @@
 //  * thread 0 initialises full[s] (count 128: the producer's threads) and
 //    empty[s] (count 256: the consumers) after the V stages; smem =
 //    (128 * 128 + 2 * 3 * 96 * 128) * 2 + 1024 (alignment) + 6 * 8;
-//  * the producer gives registers away (setmaxnreg 40), waits on empty for
+//  * the producer gives registers away (setmaxnreg 64), waits on empty for
 //    a stage's second round on, and publishes a block only after its
 //    cp.async group landed and was fenced into the async proxy;
-//  * the consumers take 232 registers, load Q themselves, wait on full with
+//  * the consumers take 216 registers, load Q themselves, wait on full with
 //    the phase parity they carry, release the stage on empty after both
 //    GEMMs, and synchronise among themselves with named barrier 1.
 !F = memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>
@@ -23,7 +23,7 @@
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 // CHECK: scf.if
-// CHECK-NEXT: nvvm.setmaxregister  decrease 40
+// CHECK-NEXT: nvvm.setmaxregister  decrease 64
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.cp.async.commit.group
@@ -34,7 +34,7 @@
 // CHECK-NEXT: nvvm.fence.proxy
 // CHECK: nvvm.mbarrier.arrive
 // CHECK: } else {
-// CHECK-NEXT: nvvm.setmaxregister  increase 232
+// CHECK-NEXT: nvvm.setmaxregister  increase 216
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // CHECK: scf.for
 // CHECK: nvvm.mbarrier.try_wait.parity
