@@ -301,6 +301,47 @@ class Variants(unittest.TestCase):
                                                self.bm().hint, None)
 
 
+class KernelAndCache(unittest.TestCase):
+    """Where the Kernel puts the hint among the captures (the ABI's
+    "block_mask" names its argument), and the cache's check of an
+    artifact's block_mask against the variant's."""
+
+    @staticmethod
+    def kernel(abi):
+        k = object.__new__(flashmlir.Kernel)
+        k.abi, k._captures, k.func, k._handle = abi, abi.get("captures") or [], "f", None
+        return k
+
+    def test_insert(self):
+        hint, a, b = (torch.zeros(n, dtype=torch.int32) for n in (1, 2, 3))
+        caps = [{"arg": 3}, {"arg": 4}, {"arg": 5}]
+        first = self.kernel({"captures": caps, "block_mask": {"arg": 3, "rows": 16}})
+        self.assertEqual([t.numel() for t in first._with_block_mask([a, b], hint)], [1, 2, 3])
+        middle = self.kernel({"captures": caps, "block_mask": {"arg": 4, "rows": 16}})
+        self.assertEqual([t.numel() for t in middle._with_block_mask([a, b], hint)], [2, 1, 3])
+        self.assertEqual(middle._with_block_mask([a], None), [a])
+        with self.assertRaisesRegex(FlashError, "f takes no block_mask hint"):
+            self.kernel({"captures": caps})._with_block_mask([a], hint)
+        with self.assertRaisesRegex(FlashError, r"block_mask \(argument 6\) is none of its "
+                                                r"captures \[3, 4, 5\]"):
+            self.kernel({"captures": caps, "block_mask": {"arg": 6}})._with_block_mask([a], hint)
+
+    def test_cache_checks_rows(self):
+        var = Variants().var(Variants().bm())
+        abi = {"dtype": "bf16", "head_dim": 64, "causal": False,
+               "captures": [{"arg": 3}, {"arg": 4}], "block_mask": {"arg": 3, "rows": 32}}
+
+        def opener(abi):
+            return lambda path, func: self.kernel(dict(abi))
+        cache = flashmlir.cache.KernelCache("/nonexistent", False, opener=opener(abi))
+        self.assertEqual(cache._open("x.so", var).abi["block_mask"]["rows"], 32)
+        for wrong, msg in [(dict(abi, block_mask={"arg": 3, "rows": 64}), "rows are 64"),
+                           ({k: v for k, v in abi.items() if k != "block_mask"}, "rows are None")]:
+            cache = flashmlir.cache.KernelCache("/nonexistent", False, opener=opener(wrong))
+            with self.assertRaisesRegex(FlashError, msg + r", the variant \w+_bm32 needs 32"):
+                cache._open("x.so", var)
+
+
 def emitted():
     q = torch.empty(2, 4, 100, 64, dtype=torch.bfloat16, device="meta")
     doc = torch.empty(2, 100, dtype=torch.int32, device="meta")
