@@ -15,7 +15,11 @@ kernel applies, there is no run-time scale operand), and the kind:
 Either kind may add ALiBi (`alibi(%slopes)`, f32 [Hq] or [B, Hq]) and a
 score_mod / mask_mod region with capture tensors (flashmlir.mods): the
 slopes and captures are run-time operands, only their types are part of
-the variant, and the regions' text is, by a hash in the name.
+the variant, and the regions' text is, by a hash in the name. A prefill
+variant with a mask_mod may add a block_mask hint (flashmlir.blockmask):
+its rows and which of its batch / head dims broadcast are the variant's
+(`_bm<rows>[b1][h1]`), the hint itself a run-time operand (the first
+capture, after the serving operands).
 
 Its name is canonical and parses back (Variant.parse), so an error message can
 name it and `python3 -m flashmlir precompile NAME` can build it; a name with
