@@ -56,6 +56,7 @@ for sub in ("python", "bench", "scripts"):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
 import correctness as C  # noqa: E402
+from flashmlir.blockmask import doc_block_mask  # noqa: E402  (the hint of a document mask)
 
 PAIRS = [(1, 1), (1, 300), (17, 17), (113, 255), (255, 113), (128, 128), (1000, 1024),
          (1024, 1024), (2048, 2048)]
@@ -146,27 +147,6 @@ class Mods:
         else:
             return m
         return mod if m is None else mod & m
-
-
-def doc_block_mask(doc, hq, sq, sk, rows):
-    """The block_mask hint of a document mask over sorted document ids
-    `doc` [B, S] (int32), as flash.attention's block_mask operand wants it:
-    [B, Hq, ceil(Sq / rows), 4] int32, row r holding (vlo, vhi, flo, fhi) for
-    the queries [r * rows, (r + 1) * rows): the keys of the row block's first
-    to last document are the only visible ones, and when the block lies in
-    one document all of that document's keys are visible."""
-    import torch
-    b = doc.shape[0]
-    first = torch.arange(0, sq, rows, device=doc.device)
-    last = torch.clamp(first + rows - 1, max=sq - 1)
-    keys = doc[:, :sk].contiguous()
-    d_first, d_last = doc[:, first].contiguous(), doc[:, last].contiguous()
-    vlo = torch.searchsorted(keys, d_first, right=False)
-    vhi = torch.searchsorted(keys, d_last, right=True)
-    one = d_first == d_last
-    zero = torch.zeros_like(vlo)
-    hint = torch.stack([vlo, vhi, torch.where(one, vlo, zero), torch.where(one, vhi, zero)], -1)
-    return hint.to(torch.int32).view(b, 1, -1, 4).expand(b, hq, -1, 4).contiguous()
 
 
 class Case:

@@ -15,12 +15,23 @@
                call of the raw Kernel, flashmlir.attention and
                torch.ops.flashmlir.attention (host time of the call, and call
                + torch.cuda.synchronize())
+  blockmask    flashmlir.attention with a mask_mod and a flashmlir.BlockMask
+               (random documents: doc_block_mask; prefix-LM:
+               block_mask_from_mask), B=2, Hq=8, Hkv=2, D 64 and 128, L 1024
+               to 4096, bf16: with the hint and without, each against a
+               float32 torch reference by FA2's rule (max|dO| <= 2x torch's
+               own bf16 error + 1e-3, LSE within 2e-3), outputs poisoned
+               first, fresh random inputs per case; prints the kernel time
+               with / without the hint
 
   gpu-python-checks.py --cache-dir DIR [--steps a,b] [--quick] [--out F.json]
-  gpu-python-checks.py --variants       # what to precompile for it, one a line
+  gpu-python-checks.py --precompile DIR [--chip sm_90a]  # (compiler machine)
+  gpu-python-checks.py --variants       # the named variants, one a line
 
-Kernels come from the cache DIR (python3 -m flashmlir precompile, on a
-machine with the compiler). Exit status 0 when every step passed.
+Kernels come from the cache DIR, which --precompile fills on a machine with
+the compiler (every step's kernels, the blockmask step's mask_mod variants
+among them; --variants lists only the ones a name builds, for `python3 -m
+flashmlir precompile`). Exit status 0 when every step passed.
 """
 import argparse
 import json
@@ -39,12 +50,58 @@ PREFILL = [f"attn_{dt}_d{d}{'_causal' if c else ''}" for dt in ("bf16", "f16")
            for d in (64, 128) for c in (False, True)]
 PREFILL_OPTIONS = ["attn_bf16_d128_causal_win256x0", "attn_bf16_d64_cap30p0_s0p1"]
 DECODE = ["decode_bf16_d128_h32x8_q1_lens", "decode_bf16_d128_h32x8_q1_lens_page16"]
-ALL_STEPS = ("correctness", "example", "compile", "graphs", "overhead")
+ALL_STEPS = ("correctness", "example", "compile", "graphs", "overhead", "blockmask")
 
 
 def variants():
-    """Every variant the checks run (the example's are among them)."""
+    """Every named variant the checks run (the example's are among them)."""
     return PREFILL + PREFILL_OPTIONS + DECODE
+
+
+# The blockmask step's mask_mods (the regions of scripts/gen-mods-variants.py):
+# documents doc[b, i] == doc[b, j] (ids i32 [B, L]) and prefix-LM
+# j <= i or j < prefix[b] (i32 [B]).
+DOC_MASK = """
+^bb0(%b: index, %h: index, %i: index, %j: index, %doc: memref<?x?xi32>):
+  %di = memref.load %doc[%b, %i] : memref<?x?xi32>
+  %dj = memref.load %doc[%b, %j] : memref<?x?xi32>
+  %same = arith.cmpi eq, %di, %dj : i32
+  flash.yield %same : i1
+"""
+PREFIX_MASK = """
+^bb0(%b: index, %h: index, %i: index, %j: index, %p: memref<?xi32>):
+  %n = memref.load %p[%b] : memref<?xi32>
+  %prefix = arith.index_cast %n : i32 to index
+  %past = arith.cmpi sle, %j, %i : index
+  %inside = arith.cmpi slt, %j, %prefix : index
+  %visible = arith.ori %past, %inside : i1
+  flash.yield %visible : i1
+"""
+BM_ROWS = 128
+BM_HEADS = (8, 2)
+BM_DIMS = (64, 128)
+BM_LENGTHS = (1024, 2048, 4096)
+
+
+def blockmask_variants():
+    """The blockmask step's kernels (Variant objects: a mask_mod's variant
+    has no name to build it from), with and without the hint: its hints
+    broadcast over heads ([B, 1, R, 4], `_bm128h1`)."""
+    import torch
+    import flashmlir
+    out = []
+    b, (hq, hkv), l = 2, BM_HEADS, BM_LENGTHS[0]
+    for d in BM_DIMS:
+        q = torch.empty(b, hq, l, d, dtype=torch.bfloat16, device="meta")
+        k = torch.empty(b, hkv, l, d, dtype=torch.bfloat16, device="meta")
+        hint = flashmlir.BlockMask(torch.zeros(b, 1, -(-l // BM_ROWS), 4, dtype=torch.int32,
+                                               device="meta"), BM_ROWS)
+        for mask, cap in ((DOC_MASK, torch.empty(b, l, dtype=torch.int32, device="meta")),
+                          (PREFIX_MASK, torch.empty(b, dtype=torch.int32, device="meta"))):
+            for bm in (None, hint):
+                out.append(flashmlir.variant_for(q, k, k, mask_mod=mask, captures=[cap],
+                                                 block_mask=bm))
+    return out
 
 
 def run_correctness(quick, log):
@@ -278,16 +335,147 @@ def run_overhead(log, n=2000):
     return True, info
 
 
+def _bm_reference(q, k, v, visible, dtype):
+    """O and LSE of attention with the bool mask `visible` [B, 1, L, L],
+    computed by torch in `dtype` (float32: the reference; bf16: the same
+    computation in the kernel's dtype, for FA2's rule), one sequence at a
+    time to bound memory."""
+    import torch
+    group = q.shape[1] // k.shape[1]
+    outs, lses = [], []
+    for b in range(q.shape[0]):
+        kb, vb = k[b].repeat_interleave(group, 0), v[b].repeat_interleave(group, 0)
+        s = (q[b].to(dtype) @ kb.to(dtype).transpose(1, 2)).float() / math.sqrt(q.shape[3])
+        s = s.masked_fill(~visible[b], -math.inf)
+        lse = torch.logsumexp(s, dim=-1)
+        p = torch.exp(s - lse.unsqueeze(-1)).nan_to_num(0.0)
+        outs.append((p.to(dtype) @ vb.to(dtype)).float())
+        lses.append(lse)
+        del s, p
+    return torch.stack(outs), torch.stack(lses)
+
+
+def _cuda_ms(fn, calls=20, reps=5):
+    """Kernel time of fn() in ms: `calls` calls captured in one CUDA graph
+    (so the host's per-call overhead, larger than a 1k-token masked kernel,
+    is not timed), the median of `reps` timed replays; plain back-to-back
+    calls when capture fails."""
+    import torch
+    fn()
+    torch.cuda.synchronize()
+    try:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            for _ in range(calls):
+                fn()
+        run = graph.replay
+    except Exception:  # noqa: BLE001 - timing only
+        def run():
+            for _ in range(calls):
+                fn()
+    run()
+    times = []
+    for _ in range(reps):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / calls)
+    return statistics.median(times)
+
+
+def run_blockmask(quick, log):
+    import torch
+    import flashmlir
+    b, (hq, hkv) = 2, BM_HEADS
+    lengths = BM_LENGTHS[:1] + BM_LENGTHS[-1:] if quick else BM_LENGTHS
+    gen = torch.Generator(device="cuda")
+    results, ok_all = [], True
+    log("| mask | D | L | variant (hinted) | max|dO| hinted | unhinted | tol | "
+        "max|dLSE| | ms hinted | ms unhinted | hinted/unhinted |")
+    log("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    for n, (mask_name, d, l) in enumerate((m, d, l) for m in ("documents", "prefix-LM")
+                                          for d in BM_DIMS for l in lengths):
+        gen.manual_seed(1000 + n)  # fresh inputs per case, replayable
+        q = torch.randn(b, hq, l, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+        k = torch.randn(b, hkv, l, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+        v = torch.randn(b, hkv, l, d, device="cuda", dtype=torch.bfloat16, generator=gen)
+        pos = torch.arange(l, device="cuda")
+        if mask_name == "documents":
+            # 2 to 24 documents of random lengths (sorted random ids).
+            ndocs = int(torch.randint(2, 25, (1,), device="cuda", generator=gen))
+            doc = torch.sort(torch.randint(0, ndocs, (b, l), device="cuda", generator=gen),
+                             dim=1).values.to(torch.int32)
+            mask, cap = DOC_MASK, doc
+            visible = (doc[:, None, :, None] == doc[:, None, None, :])
+            bm = flashmlir.BlockMask(flashmlir.doc_block_mask(doc, 1, l, l, BM_ROWS), BM_ROWS)
+        else:
+            prefix = torch.randint(0, l, (b,), device="cuda", generator=gen).to(torch.int32)
+            mask, cap = PREFIX_MASK, prefix
+            visible = ((pos[None, None, None, :] <= pos[None, None, :, None])
+                       | (pos[None, None, None, :] < prefix[:, None, None, None]))
+            bm = flashmlir.block_mask_from_mask(
+                lambda bb, hh, i, j: (j <= i) | (j < prefix[bb]), b, None, l, l, BM_ROWS,
+                device="cuda")
+        want, want_lse = _bm_reference(q, k, v, visible, torch.float32)
+        low, _ = _bm_reference(q, k, v, visible, torch.bfloat16)
+        tol = 2 * float((low - want).abs().max()) + 1e-3
+        del low
+        row = {"mask": mask_name, "d": d, "l": l, "tol": tol}
+        ok = True
+        for tag, hint in (("hinted", bm), ("unhinted", None)):
+            out = torch.full((b, hq, l, d), float("nan"), device="cuda", dtype=torch.bfloat16)
+            lse = torch.full((b, hq, l), float("nan"), device="cuda")
+            flashmlir.attention(q, k, v, mask_mod=mask, captures=[cap], block_mask=hint,
+                                out=out, lse=lse)
+            torch.cuda.synchronize()
+            err = float((out.float() - want).abs().max())  # NaN (unwritten) fails below
+            lse_err = float((lse - want_lse).abs().max())
+            row[tag] = {"max_do": err, "max_dlse": lse_err, "variant": flashmlir.variant_for(
+                q, k, v, mask_mod=mask, captures=[cap], block_mask=hint).name,
+                "ms": _cuda_ms(lambda: flashmlir.attention(
+                    q, k, v, mask_mod=mask, captures=[cap], block_mask=hint, out=out, lse=lse))}
+            ok &= err <= tol and lse_err <= 2e-3  # False for NaN
+        row["ratio"] = row["hinted"]["ms"] / row["unhinted"]["ms"]
+        row["ok"] = ok
+        ok_all &= ok
+        results.append(row)
+        h, u = row["hinted"], row["unhinted"]
+        log(f"| {mask_name} | {d} | {l} | {h['variant']} | {h['max_do']:.2e} | "
+            f"{u['max_do']:.2e} | {tol:.2e} | {max(h['max_dlse'], u['max_dlse']):.1e} | "
+            f"{h['ms']:.3f} | {u['ms']:.3f} | {row['ratio']:.2f}x |{'' if ok else ' FAIL'}")
+        del want, want_lse, visible
+    passed = sum(r["ok"] for r in results)
+    log(f"blockmask: {passed}/{len(results)} cases passed; hinted/unhinted time "
+        f"{min(r['ratio'] for r in results):.2f}x to {max(r['ratio'] for r in results):.2f}x")
+    return ok_all, {"cases": results, "passed": passed, "total": len(results)}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cache-dir", help="the precompiled kernel cache")
     ap.add_argument("--steps", default=",".join(ALL_STEPS))
     ap.add_argument("--quick", action="store_true", help="the quick case matrices")
     ap.add_argument("--out", help="JSON results")
-    ap.add_argument("--variants", action="store_true", help="print the variants to precompile")
+    ap.add_argument("--variants", action="store_true",
+                    help="print the named variants (the mask_mod ones have no name to build "
+                         "from: use --precompile)")
+    ap.add_argument("--precompile", metavar="DIR",
+                    help="compile every step's kernels into the cache DIR (needs the compiler)")
+    ap.add_argument("--chip", default="sm_90a", help="--precompile's chip (H200: sm_90a)")
     a = ap.parse_args(argv)
     if a.variants:
         print("\n".join(variants()))
+        return 0
+    if a.precompile:
+        import flashmlir
+        t0 = time.time()
+        paths = flashmlir.precompile(variants() + blockmask_variants(), a.chip, a.precompile)
+        for path in paths:
+            print(path)
+        print(f"# {len(paths)} kernels for {a.chip} in {a.precompile} "
+              f"({time.time() - t0:.0f} s)", file=sys.stderr)
         return 0
     import torch
     import flashmlir
@@ -306,7 +494,8 @@ def main(argv=None):
         f"{flashmlir.ops.kernel_cache().directory}")
     steps = {"correctness": lambda: run_correctness(a.quick, log), "example": lambda: run_example(log),
              "compile": lambda: run_compile(log), "graphs": lambda: run_graphs(log),
-             "overhead": lambda: run_overhead(log)}
+             "overhead": lambda: run_overhead(log),
+             "blockmask": lambda: run_blockmask(a.quick, log)}
     result, failed = {"torch": torch.__version__, "date": time.strftime("%Y-%m-%d %H:%M:%S")}, []
     for name in a.steps.split(","):
         log(f"## {name}")

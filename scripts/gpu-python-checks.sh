@@ -7,7 +7,7 @@
 #
 # Writes OUT_DIR/python-checks.{log,json} (OUT_DIR default: $OUT, else
 # bench/results/python-checks-DATE). Environment:
-#   STEPS            comma list (default correctness,example,compile,graphs,overhead)
+#   STEPS            comma list (default correctness,example,compile,graphs,overhead,blockmask)
 #   QUICK=1          the quick case matrices
 #   SUITE_ARTIFACTS  a gpu-suite artifact directory (manifest.json and
 #                    decode-manifest.json): also runs bench/benchmark.py and

@@ -30,7 +30,7 @@ import threading
 
 __all__ = ["FlashError", "Kernel", "load_runtime", "device_info", "set_allocator",
            "attention", "precompile", "variant_for", "set_cache_dir", "set_chip",
-           "set_compiler", "Variant"]
+           "set_compiler", "Variant", "BlockMask", "block_mask_from_mask", "doc_block_mask"]
 
 
 class FlashError(RuntimeError):
@@ -385,6 +385,23 @@ class Kernel:
             raise FlashError(f"{func} in {self.artifact_path}: its ABI record's \"captures\" "
                              "is not a list of objects")
 
+    def _with_block_mask(self, captures, hint):
+        """captures with the block_mask hint inserted where the ABI's
+        "block_mask" puts it among them (its "arg")."""
+        if hint is None:
+            return captures
+        record = self.abi.get("block_mask")
+        if not isinstance(record, dict):
+            raise FlashError(f"{self.func} takes no block_mask hint (its ABI names none): "
+                             "pass block_mask=None")
+        args = [c.get("arg") for c in self._captures]
+        if record.get("arg") not in args:
+            raise FlashError(f"{self.func}: its ABI's block_mask (argument "
+                             f"{record.get('arg')}) is none of its captures {args}")
+        captures = list(captures or ())
+        captures.insert(args.index(record["arg"]), hint)
+        return captures
+
     def _check_captures(self, captures, tensor):
         """The capture tensors against the ABI's \"captures\" (count, type, dtype,
         rank); the runtime checks the rest (layout, sizes, device memory)."""
@@ -407,7 +424,7 @@ class Kernel:
         return captures
 
     def __call__(self, q, k, v, out=None, lse=None, kv_lens=None, block_table=None,
-                 captures=None):
+                 captures=None, block_mask=None):
         """Attention of q, k, v into out (and lse, f32 [B, Hq, Sq]), allocated
         when not given. Returns (out, lse) if the kernel writes LSE, else out.
 
@@ -419,7 +436,10 @@ class Kernel:
 
         Entries whose ABI lists "captures" (the operands of a score_mod /
         mask_mod) take them as captures=[t0, t1, ...], CUDA tensors of the
-        dtypes and ranks listed, in that order; FlashError on a mismatch."""
+        dtypes and ranks listed, in that order; FlashError on a mismatch.
+        An entry whose ABI names a "block_mask" takes its hint (int32
+        [B|1, Hq|1, R, 4], contiguous) as block_mask=, or among the captures
+        at its place."""
         if self._handle is None:
             raise FlashError(f"{self.func}: the kernel is closed")
         torch = _get_torch()
@@ -428,6 +448,7 @@ class Kernel:
                         ("kv_lens", kv_lens), ("block_table", block_table)):
             if not isinstance(t, tensor) and (t is not None or name in ("q", "k", "v")):
                 raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+        captures = self._with_block_mask(captures, block_mask)
         captures = self._check_captures(captures, tensor)
         # The runtime leaves the pointer checks to PyTorch (see load_runtime),
         # so the devices are checked here.
@@ -508,6 +529,7 @@ class Kernel:
 
 
 from .variants import Variant  # noqa: E402
+from .blockmask import BlockMask, block_mask_from_mask, doc_block_mask  # noqa: E402
 from .cache import set_compiler  # noqa: E402
 from .ops import attention, precompile, set_cache_dir, set_chip, variant_for  # noqa: E402
 

@@ -242,6 +242,13 @@ class KernelCache:
             if abi and isinstance(got, list) and len(got) != want:
                 raise FlashError(f"{path}: its ABI lists {len(got)} capture tensor(s), the "
                                  f"variant {variant.name} takes {want}; delete it")
+            # A block_mask hint: the rows the kernel's blocks were tiled for.
+            bm = getattr(variant, "block_mask", None)
+            record = abi.get("block_mask")
+            got = record.get("rows") if isinstance(record, dict) else None
+            if abi and (bm[0] if bm else None) != got:
+                raise FlashError(f"{path}: its ABI's block_mask rows are {got}, the variant "
+                                 f"{variant.name} needs {bm[0] if bm else None}; delete it")
         return kern
 
     def build(self, variant, chip):

@@ -21,14 +21,18 @@ ALiBi and FlexAttention-style modifications (issue #11):
 
     out = flashmlir.attention(q, k, v, causal=True, alibi_slopes=slopes)
     out = flashmlir.attention(q, k, v, mask_mod=DOC_MASK, captures=[doc_ids])
+    out = flashmlir.attention(q, k, v, mask_mod=DOC_MASK, captures=[doc_ids],
+                              block_mask=flashmlir.BlockMask(hint, rows=128))
 
 alibi_slopes (float32 [Hq] or [B, Hq]) and captures are run-time operands;
 score_mod / mask_mod are MLIR region text (flashmlir.mods: the body of the
 op's `score_mod { ... }` with its `^bb0(...)` header, captures as memrefs),
 compiled into the variant, which a hash of the text names. Calls with any
 of them go through the operator `flashmlir::attention_mods` (captures a
-Tensor[] after v, the regions str arguments), so `flashmlir::attention`
-keeps its schema.
+Tensor[] after v, the regions str arguments, a block_mask's hint and rows
+as `block_mask` / `block_mask_rows`), so `flashmlir::attention` keeps its
+schema. A block_mask (flashmlir.blockmask) is a hint about the mask_mod;
+its rows and broadcast dims are part of the variant (`_bm<rows>[b1][h1]`).
 
 The operator has a fake (meta) implementation giving O [B, Hq, Sq, Dv] (in
 q's storage order) and LSE [B, Hq, Sq] (float32), so torch.compile traces
@@ -45,7 +49,8 @@ import threading
 
 from . import FlashError, device_info
 from .cache import KernelCache, chip_for_device, default_cache_dir
-from .variants import Variant, check_mods_tensors, parse_name
+from .blockmask import BlockMask
+from .variants import Variant, check_block_mask, check_mods_tensors, parse_name
 
 __all__ = ["attention", "precompile", "variant_for", "set_cache_dir", "set_chip", "kernel_cache"]
 
@@ -87,11 +92,11 @@ def _current_chip():
 
 def variant_for(q, k, v, *, causal=False, window=None, softcap=None, scale=None,
                 kv_lens=None, block_table=None, alibi_slopes=None, score_mod=None,
-                mask_mod=None, captures=None):
+                mask_mod=None, captures=None, block_mask=None):
     """The Variant that attention() runs for these arguments; works on meta
     tensors, so variants can be named (and precompiled) without a GPU."""
     return Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table,
-                            alibi_slopes, score_mod, mask_mod, captures)
+                            alibi_slopes, score_mod, mask_mod, captures, block_mask)
 
 
 def precompile(variants, chip, cache_dir=None, compiler=None):
@@ -122,10 +127,11 @@ def _variant(q, k, v, causal, window, softcap, scale, kv_lens, block_table, mods
     if mods is not None:
         # The tensors are checked on every call (batch, device); the key holds
         # what the variant takes from them and the regions' text.
-        alibi_slopes, score_mod, mask_mod, captures = mods
+        alibi_slopes, score_mod, mask_mod, captures = mods[:4]
+        block_mask = mods[4] if len(mods) > 4 else None
         capture_types = check_mods_tensors(q, alibi_slopes, captures)
         key += (None if alibi_slopes is None else alibi_slopes.dim(), score_mod, mask_mod,
-                capture_types)
+                capture_types, check_block_mask(q, block_mask))
     var = _variants.get(key)
     if var is None:
         var = Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table,
@@ -152,15 +158,19 @@ def _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=None
                              dtype=torch.int32, device=q.device)
     if lse is None:
         lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
+    block_mask = mods[4] if mods is not None and len(mods) > 4 else None
     res = kern(q, k, v, out=out, lse=lse, kv_lens=kv_lens, block_table=block_table,
-               captures=None if mods is None else _capture_list(mods))
+               captures=None if mods is None else _capture_list(mods),
+               block_mask=None if block_mask is None else block_mask.hint)
     return res if isinstance(res, tuple) else (res, lse)
 
 
 def _capture_list(mods):
     """The kernel's capture tensors for mods = (alibi_slopes, score_mod,
-    mask_mod, captures): ALiBi's slopes first (the entry's argument order),
-    each row-major, as the kernels read them (identity-layout memrefs)."""
+    mask_mod, captures, block_mask): ALiBi's slopes first (the entry's
+    argument order), each row-major, as the kernels read them
+    (identity-layout memrefs). The block_mask hint is passed apart (the
+    Kernel puts it where the ABI's "block_mask" says)."""
     alibi_slopes, captures = mods[0], list(mods[3] or ())
     if alibi_slopes is not None:
         captures.insert(0, alibi_slopes)
@@ -182,20 +192,32 @@ def _op_impl(q, k, v, causal=False, window=None, softcap=None, scale=None, kv_le
     return _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
 
 
+def _block_mask_arg(block_mask, block_mask_rows):
+    """The operator's (hint, rows) as a BlockMask (None without a hint)."""
+    if block_mask is None and block_mask_rows is None:
+        return None
+    if block_mask is None or block_mask_rows is None:
+        raise FlashError("flashmlir::attention_mods takes block_mask and block_mask_rows "
+                         "together")
+    return BlockMask(block_mask, int(block_mask_rows))
+
+
 def _fake_mods(q, k, v, captures, causal=False, window=None, softcap=None, scale=None,
                kv_lens=None, block_table=None, alibi_slopes=None, score_mod=None,
-               mask_mod=None):
+               mask_mod=None, block_mask=None, block_mask_rows=None):
     """attention_mods's output shapes (meta and fake tensors)."""
     Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table,
-                     alibi_slopes, score_mod, mask_mod, list(captures))
+                     alibi_slopes, score_mod, mask_mod, list(captures),
+                     _block_mask_arg(block_mask, block_mask_rows))
     return _fake(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
 
 
 def _op_impl_mods(q, k, v, captures, causal=False, window=None, softcap=None, scale=None,
                   kv_lens=None, block_table=None, alibi_slopes=None, score_mod=None,
-                  mask_mod=None):
+                  mask_mod=None, block_mask=None, block_mask_rows=None):
     return _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table,
-                mods=(alibi_slopes, score_mod, mask_mod, list(captures)))
+                mods=(alibi_slopes, score_mod, mask_mod, list(captures),
+                      _block_mask_arg(block_mask, block_mask_rows)))
 
 
 _SCHEMA = ("attention(Tensor q, Tensor k, Tensor v, bool causal=False, int[]? window=None, "
@@ -204,7 +226,8 @@ _SCHEMA = ("attention(Tensor q, Tensor k, Tensor v, bool causal=False, int[]? wi
 _SCHEMA_MODS = ("attention_mods(Tensor q, Tensor k, Tensor v, Tensor[] captures, "
                 "bool causal=False, int[]? window=None, float? softcap=None, float? scale=None, "
                 "Tensor? kv_lens=None, Tensor? block_table=None, Tensor? alibi_slopes=None, "
-                "str? score_mod=None, str? mask_mod=None) -> (Tensor, Tensor)")
+                "str? score_mod=None, str? mask_mod=None, Tensor? block_mask=None, "
+                "int? block_mask_rows=None) -> (Tensor, Tensor)")
 _registered = None  # how the operator was registered, for tests and errors
 _library = None
 
@@ -236,9 +259,12 @@ def register(torch):
                               block_table: Optional[Tensor] = None,
                               alibi_slopes: Optional[Tensor] = None,
                               score_mod: Optional[str] = None,
-                              mask_mod: Optional[str] = None) -> Tuple[Tensor, Tensor]:
+                              mask_mod: Optional[str] = None,
+                              block_mask: Optional[Tensor] = None,
+                              block_mask_rows: Optional[int] = None) -> Tuple[Tensor, Tensor]:
             return _op_impl_mods(q, k, v, captures, causal, window, softcap, scale, kv_lens,
-                                 block_table, alibi_slopes, score_mod, mask_mod)
+                                 block_table, alibi_slopes, score_mod, mask_mod, block_mask,
+                                 block_mask_rows)
 
         torch.library.register_fake("flashmlir::attention_mods")(_fake_mods)
         _registered = "custom_op"
@@ -268,7 +294,7 @@ def _compiling(torch):
 
 def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, kv_lens=None,
               block_table=None, return_lse=False, out=None, lse=None, alibi_slopes=None,
-              score_mod=None, mask_mod=None, captures=None):
+              score_mod=None, mask_mod=None, captures=None, block_mask=None):
     """softmax(scale * q k^T [masked]) v, FlashAttention-2 semantics (see the
     module docstring). window=(left, right), -1 unbounded; softcap=None or 0
     for none; scale=None for 1/sqrt(head_dim). Returns out, or (out, lse)
@@ -279,7 +305,13 @@ def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, k
     -slope[h] * |i + Sk - Sq - j| after softcap. score_mod / mask_mod: MLIR
     region text (flashmlir.mods), applied after ALiBi; captures: the tensors
     their trailing block arguments are (f32/i32/bf16/f16, rank <= 4, any
-    strides: non-contiguous ones are copied), on q's device."""
+    strides: non-contiguous ones are copied), on q's device.
+
+    block_mask: a flashmlir.BlockMask (FlexAttention's BlockMask as key
+    intervals per block of query rows, flashmlir.blockmask), with a
+    mask_mod: the kernel skips the key blocks the hint hides and runs no
+    mask_mod on the blocks it marks full. The result is the mask_mod's; a
+    hint that is wrong about it gives undefined results."""
     import torch
     if window is not None:
         window = [int(x) for x in window]
@@ -289,11 +321,11 @@ def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, k
     scale = None if scale is None else float(scale)
     if q.device.type not in ("cuda", "meta"):
         raise FlashError(f"q is on {q.device}; flashmlir.attention runs on CUDA tensors")
-    if alibi_slopes is not None or score_mod or mask_mod or captures:
+    if alibi_slopes is not None or score_mod or mask_mod or captures or block_mask is not None:
         return _attention_mods(torch, q, k, v, causal, window, softcap, scale, kv_lens,
                                block_table, return_lse, out, lse,
                                (alibi_slopes, score_mod or None, mask_mod or None,
-                                list(captures or ())))
+                                list(captures or ()), block_mask))
     if _compiling(torch) or q.device.type == "meta":
         o, l = _into(torch.ops.flashmlir.attention(q, k, v, bool(causal), window, softcap,
                                                    scale, kv_lens, block_table), out, lse)
@@ -313,19 +345,24 @@ def _attention_mods(torch, q, k, v, causal, window, softcap, scale, kv_lens, blo
                     return_lse, out, lse, mods):
     """attention() with ALiBi or a score_mod / mask_mod: the operator
     flashmlir::attention_mods when tracing or on meta tensors."""
-    alibi_slopes, score_mod, mask_mod, captures = mods
+    alibi_slopes, score_mod, mask_mod, captures, block_mask = mods
     for kind, text in (("score_mod", score_mod), ("mask_mod", mask_mod)):
         if text is not None and not isinstance(text, str):
             raise FlashError(f"{kind} must be MLIR region text (str), not {type(text).__name__}")
+    if block_mask is not None and not isinstance(block_mask, BlockMask):
+        raise FlashError(f"block_mask must be a flashmlir.BlockMask (hint, rows), not "
+                         f"{type(block_mask).__name__}")
     compiling = _compiling(torch)
     if compiling or q.device.type == "meta":
         if not compiling:  # a FlashError before the dispatcher's (the fake
             # implementation checks the same when tracing; eager calls in _run)
             check_mods_tensors(q, alibi_slopes, captures)
-        o, l = _into(torch.ops.flashmlir.attention_mods(q, k, v, captures, bool(causal), window,
-                                                        softcap, scale, kv_lens, block_table,
-                                                        alibi_slopes, score_mod, mask_mod),
-                     out, lse)
+            check_block_mask(q, block_mask)
+        o, l = _into(torch.ops.flashmlir.attention_mods(
+            q, k, v, captures, bool(causal), window, softcap, scale, kv_lens, block_table,
+            alibi_slopes, score_mod, mask_mod,
+            None if block_mask is None else block_mask.hint,
+            None if block_mask is None else block_mask.rows), out, lse)
     else:
         o, l = _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=out,
                     lse=lse, mods=mods)

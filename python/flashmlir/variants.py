@@ -15,7 +15,11 @@ kernel applies, there is no run-time scale operand), and the kind:
 Either kind may add ALiBi (`alibi(%slopes)`, f32 [Hq] or [B, Hq]) and a
 score_mod / mask_mod region with capture tensors (flashmlir.mods): the
 slopes and captures are run-time operands, only their types are part of
-the variant, and the regions' text is, by a hash in the name.
+the variant, and the regions' text is, by a hash in the name. A prefill
+variant with a mask_mod may add a block_mask hint (flashmlir.blockmask):
+its rows and which of its batch / head dims broadcast are the variant's
+(`_bm<rows>[b1][h1]`), the hint itself a run-time operand (the first
+capture, after the serving operands).
 
 Its name is canonical and parses back (Variant.parse), so an error message can
 name it and `python3 -m flashmlir precompile NAME` can build it; a name with
@@ -65,12 +69,12 @@ class Variant:
 
     __slots__ = ("dtype", "head_dim", "head_dim_v", "causal", "window", "softcap",
                  "scale", "decode", "heads_q", "heads_kv", "seq_q", "kv_lens",
-                 "page_size", "alibi", "score_mod", "mask_mod", "captures")
+                 "page_size", "alibi", "score_mod", "mask_mod", "captures", "block_mask")
 
     def __init__(self, dtype, head_dim, head_dim_v=None, causal=False, window=None,
                  softcap=None, scale=None, decode=False, heads_q=0, heads_kv=0, seq_q=0,
                  kv_lens=False, page_size=0, alibi=0, score_mod=None, mask_mod=None,
-                 captures=()):
+                 captures=(), block_mask=None):
         from . import FlashError
         if dtype not in DTYPES:
             raise FlashError(f"unsupported dtype {dtype!r}: the GPU kernels take {' or '.join(DTYPES)}")
@@ -116,12 +120,16 @@ class Variant:
             raise FlashError(f"{len(captures)} captures{' and ALiBi slopes' if alibi else ''}: "
                              f"a kernel takes at most {_mods.MAX_CAPTURES} such tensors")
         _mods.check_mods(score_mod, mask_mod, captures)
+        block_mask = _check_block_mask(block_mask, mask_mod, decode)
+        if len(captures) + bool(alibi) + bool(block_mask) > _mods.MAX_CAPTURES:
+            raise FlashError(f"{len(captures)} captures, ALiBi's slopes and a block_mask hint: "
+                             f"a kernel takes at most {_mods.MAX_CAPTURES} such tensors")
         values = dict(dtype=dtype, head_dim=head_dim, head_dim_v=head_dim_v,
                       causal=bool(causal), window=(left, right), softcap=softcap,
                       scale=scale, decode=decode, heads_q=int(heads_q),
                       heads_kv=int(heads_kv), seq_q=int(seq_q), kv_lens=bool(kv_lens),
                       page_size=int(page_size), alibi=int(alibi), score_mod=score_mod,
-                      mask_mod=mask_mod, captures=captures)
+                      mask_mod=mask_mod, captures=captures, block_mask=block_mask)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 
@@ -153,8 +161,9 @@ class Variant:
 
     @property
     def num_captures(self):
-        """The capture tensors the kernel takes (ALiBi's slopes first)."""
-        return bool(self.alibi) + len(self.captures)
+        """The capture tensors the kernel takes (the block_mask hint first,
+        then ALiBi's slopes, as the ABI record lists them)."""
+        return bool(self.block_mask) + bool(self.alibi) + len(self.captures)
 
     @property
     def mods_hash(self):
@@ -169,7 +178,9 @@ class Variant:
         """attn_bf16_d128[_v64][_causal][_winLxR][_capC][_sS][_alibi|_alibib][_modH] or
         decode_bf16_d128[_v64]_h32x8_q1[_causal][_winLxR][_capC][_sS][_lens][_pageP]
         [_alibi|_alibib][_modH] (u: an unbounded window side; alibib: [B, Hq]
-        slopes; H: mods_hash). Also the kernel's function name."""
+        slopes; H: mods_hash), then _bm<rows>[b1][h1] with a block_mask hint
+        (b1 / h1: its batch / head dim is 1, broadcast). Also the kernel's
+        function name."""
         parts = ["decode" if self.decode else "attn", self.dtype, f"d{self.head_dim}"]
         if self.head_dim_v != self.head_dim:
             parts.append(f"v{self.head_dim_v}")
@@ -191,6 +202,9 @@ class Variant:
             parts.append("alibib" if self.alibi == 2 else "alibi")
         if self.mods_hash:
             parts.append(f"mod{self.mods_hash}")
+        if self.block_mask:
+            rows, b1, h1 = self.block_mask
+            parts.append(f"bm{rows}{'b1' if b1 else ''}{'h1' if h1 else ''}")
         return "_".join(parts)
 
     _TOKEN = re.compile(r"(d|v|q|page)(\d+)$|h(\d+)x(\d+)$|win(u|\d+)x(u|\d+)$|"
@@ -212,6 +226,9 @@ class Variant:
                 kw["kv_lens" if tok == "lens" else tok] = True
             elif tok in ("alibi", "alibib"):
                 kw["alibi"] = 2 if tok == "alibib" else 1
+            elif re.fullmatch(r"bm\d+(b1)?(h1)?", tok):
+                bm = re.fullmatch(r"bm(\d+)(b1)?(h1)?", tok)
+                kw["block_mask"] = (int(bm.group(1)), bool(bm.group(2)), bool(bm.group(3)))
             elif re.fullmatch(r"mod[0-9a-f]{12}", tok):
                 raise FlashError(f"variant {name!r} has a score_mod / mask_mod ({tok}), whose "
                                  "text its name does not hold: build it from the Variant "
@@ -284,6 +301,15 @@ class Variant:
             table = "memref<?x?xi32, strided<[?, 1], offset: ?>>"
             args.append(f"{p}table: {table}")
             serving += f" block_table({p}table : {table})"
+        # The block_mask hint: the first argument after the serving
+        # operands (the ABI's first capture and its "block_mask"), identity
+        # layout (the caller passes it contiguous), a static 1 where it
+        # broadcasts.
+        if self.block_mask:
+            rows, b1, h1 = self.block_mask
+            ht = f"memref<{'1' if b1 else '?'}x{'1' if h1 else '?'}x?x4xi32>"
+            args.append(f"{p}hint: {ht}")
+            serving += f" block_mask({p}hint : {ht})"
         # ALiBi's slopes and the captures: the entry's arguments after the
         # serving operands, before O, in operand order (the ABI record's
         # "captures" and the runtime's capture array follow it).
@@ -302,6 +328,8 @@ class Variant:
             attrs.append(f"softcap = {f32_text(self.softcap)} : f32")
         if self.scale is not None:
             attrs.append(f"scale = {f32_text(self.scale)} : f32")
+        if self.block_mask:
+            attrs.append(f"block_mask_rows = {self.block_mask[0]} : i64")
         if config:
             params = ", ".join(f"{k} = {'true' if v is True else v}"
                                for k, v in config.items() if v is not False)
@@ -324,13 +352,13 @@ class Variant:
     @classmethod
     def for_call(cls, q, k, v, causal=False, window=None, softcap=None, scale=None,
                  kv_lens=None, block_table=None, alibi_slopes=None, score_mod=None,
-                 mask_mod=None, captures=None):
+                 mask_mod=None, captures=None, block_mask=None):
         """The variant flashmlir.attention runs for these tensors (any device,
         meta included) and options: decode (static heads and query length)
         when kv_lens or block_table is given, as with flash_attn_with_kvcache;
         prefill (one kernel for all shapes) otherwise. ALiBi's slopes and the
         captures are checked (check_mods_tensors); their types are the
-        variant's."""
+        variant's, as is the block_mask's signature (BlockMask.check)."""
         from . import FlashError
         dtype = _dtype_name(q)
         for name, t in (("k", k), ("v", v)):
@@ -364,13 +392,46 @@ class Variant:
             raise FlashError(f"kv_lens must be [batch={b}], got {tuple(kv_lens.shape)}")
         decode = kv_lens is not None or block_table is not None
         cap_types = check_mods_tensors(q, alibi_slopes, captures)
+        bm = check_block_mask(q, block_mask)
         return cls(dtype, int(d), int(v.shape[3]), causal=causal, window=window,
                    softcap=softcap, scale=scale, decode=decode,
                    heads_q=int(hq) if decode else 0, heads_kv=int(hkv) if decode else 0,
                    seq_q=int(sq) if decode else 0,
                    kv_lens=kv_lens is not None or block_table is not None, page_size=page,
                    alibi=0 if alibi_slopes is None else alibi_slopes.dim(),
-                   score_mod=score_mod, mask_mod=mask_mod, captures=cap_types)
+                   score_mod=score_mod, mask_mod=mask_mod, captures=cap_types,
+                   block_mask=bm)
+
+
+def check_block_mask(q, block_mask):
+    """The signature (rows, b1, h1) of a flashmlir.BlockMask checked against
+    q (shape and device), or None."""
+    from . import FlashError
+    from .blockmask import BlockMask
+    if block_mask is None:
+        return None
+    if not isinstance(block_mask, BlockMask):
+        raise FlashError(f"block_mask must be a flashmlir.BlockMask (hint, rows), not "
+                         f"{type(block_mask).__name__}")
+    return block_mask.check(q)
+
+
+def _check_block_mask(block_mask, mask_mod, decode):
+    """The Variant's block_mask: None or (rows, b1, h1), checked."""
+    from . import FlashError
+    if not block_mask:
+        return None
+    try:
+        rows, b1, h1 = block_mask
+    except (TypeError, ValueError):
+        raise FlashError(f"block_mask is (rows, b1, h1), got {block_mask!r}") from None
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+        raise FlashError(f"block_mask's rows must be an int >= 1, got {rows!r}")
+    if not mask_mod:
+        raise FlashError("a block_mask summarises a mask_mod: pass mask_mod= with it")
+    if decode:
+        raise FlashError("block_mask is for prefill calls (no kv_lens / block_table)")
+    return (rows, bool(b1), bool(h1))
 
 
 def check_mods_tensors(q, alibi_slopes, captures):

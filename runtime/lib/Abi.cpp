@@ -189,6 +189,17 @@ flashrt::abiElements(const std::string &json, const std::string &key) {
   return out;
 }
 
+std::optional<std::string> flashrt::abiObject(const std::string &json,
+                                              const std::string &key) {
+  Reader r{json};
+  if (!r.findKey(key) || r.i >= json.size() || json[r.i] != '{')
+    return std::nullopt;
+  size_t start = r.i;
+  if (!r.skipValue())
+    return std::nullopt;
+  return json.substr(start, r.i - start);
+}
+
 namespace {
 
 int dtypeCode(const std::string &name) {
@@ -260,6 +271,39 @@ std::string parseCaptures(const std::string &json, Abi &abi) {
            " of an entry with " + std::to_string(arity) +
            " operands: O must follow it";
   return "";
+}
+
+/// Parses "block_mask" into abi.blockMask*; "" or what is wrong. Needs the
+/// captures parsed: the hint is one of them.
+std::string parseBlockMask(const std::string &json, Abi &abi) {
+  abi.blockMaskCapture = -1;
+  abi.blockMaskRows = 0;
+  std::optional<std::string> record = abiObject(json, "block_mask");
+  if (!record) {
+    Reader r{json};
+    return r.findKey("block_mask") ? "\"block_mask\" is not an object" : "";
+  }
+  std::optional<double> arg = abiNumber(*record, "arg");
+  std::optional<double> rows = abiNumber(*record, "rows");
+  if (!rows || *rows != int64_t(*rows) || *rows < 1)
+    return "\"block_mask\" has no integer \"rows\" >= 1";
+  if (!arg || *arg != int(*arg))
+    return "\"block_mask\" has no integer \"arg\"";
+  for (size_t i = 0; i < abi.captures.size(); ++i) {
+    const CaptureAbi &c = abi.captures[i];
+    if (c.arg != int(*arg))
+      continue;
+    if (c.dtype != FLASHRT_DTYPE_I32 || c.rank != 4 ||
+        (!c.shape.empty() && c.shape[3] != 4 && c.shape[3] != -1))
+      return "\"block_mask\" names capture " + std::to_string(i) +
+             ", which is not i32 [B or 1, Hq or 1, R, 4]";
+    abi.blockMaskCapture = int(i);
+    abi.blockMaskRows = int64_t(*rows);
+    return "";
+  }
+  return "\"block_mask\" names argument " + std::to_string(int64_t(*arg)) +
+         ", which is none of the \"captures\" (the runtime passes the hint "
+         "with them)";
 }
 
 } // namespace
@@ -342,6 +386,8 @@ std::string flashrt::parseAbi(const std::string &json, Abi &abi) {
   }
 
   if (std::string why = parseCaptures(json, abi); !why.empty())
+    return why;
+  if (std::string why = parseBlockMask(json, abi); !why.empty())
     return why;
   std::optional<double> numArgs = abiNumber(json, "num_args");
   abi.numArgs = numArgs ? int(*numArgs) : -1;

@@ -31,6 +31,10 @@ std::optional<std::vector<double>> abiNumbers(const std::string &json,
 /// object's text can be read with the functions above).
 std::optional<std::vector<std::string>> abiElements(const std::string &json,
                                                     const std::string &key);
+/// The JSON text of the object value of `key` (nullopt if absent or not an
+/// object).
+std::optional<std::string> abiObject(const std::string &json,
+                                     const std::string &key);
 
 /// One read-only tensor a score_mod / mask_mod reads ("captures" entry):
 /// what flash-to-gpu compiled the entry for.
@@ -66,6 +70,12 @@ struct Abi {
   std::vector<int64_t> qShape, kvShape;
   /// Capture tensors (empty: none), in the order of the entry's arguments.
   std::vector<CaptureAbi> captures;
+  /// The block_mask hint ("block_mask": {"arg": N, "rows": QB}): which of
+  /// the captures it is (-1: none) and its query rows per hint row. The
+  /// kernel reads hint[b or 0, h or 0, i / QB] for every query row i
+  /// without bounds checks, so the runtime checks its sizes against Q.
+  int blockMaskCapture = -1;
+  int64_t blockMaskRows = 0;
   /// The entry's argument count ("num_args"; -1 if absent): checked
   /// against the operands the ABI names, so that a record the runtime
   /// misreads cannot make it call the entry with the wrong arity.

@@ -445,6 +445,26 @@ int flashrt::refuseCaptures(const flashrt_kernel *k, const char *api,
                  "call " + capApi + ", not " + api);
 }
 
+/// The block_mask hint against Q [B, Hq, Sq, D]: [B or 1, Hq or 1, R >=
+/// ceil(Sq / rows), 4], as the kernel reads it unchecked.
+static int checkBlockMask(const flashrt_kernel *k, const flashrt_tensor &t,
+                          const flashrt_tensor &q) {
+  int64_t rows = k->abi.blockMaskRows;
+  int64_t need = (q.sizes[2] + rows - 1) / rows;
+  if ((t.sizes[0] != 1 && t.sizes[0] != q.sizes[0]) ||
+      (t.sizes[1] != 1 && t.sizes[1] != q.sizes[1]) || t.sizes[2] < need ||
+      t.sizes[3] != 4)
+    return invalid("the block_mask hint (capture " +
+                   std::to_string(k->abi.blockMaskCapture) + ") must be [B=" +
+                   std::to_string(q.sizes[0]) + " or 1, Hq=" +
+                   std::to_string(q.sizes[1]) + " or 1, R >= ceil(Sq=" +
+                   std::to_string(q.sizes[2]) + " / " + std::to_string(rows) +
+                   ") = " + std::to_string(need) + ", 4] for " + k->func +
+                   ", got " +
+                   shapeText(std::vector<int64_t>(t.sizes, t.sizes + 4)));
+  return FLASHRT_OK;
+}
+
 int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
                      const flashrt_tensor *kk, const flashrt_tensor *v,
                      const flashrt_tensor *lens, const flashrt_tensor *table,
@@ -499,6 +519,9 @@ int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
     names[i] = "capture " + std::to_string(i);
     if (int rc = checkCapture(k, c, names[i], &captures[i]))
       return rc;
+    if (int(i) == abi.blockMaskCapture)
+      if (int rc = checkBlockMask(k, captures[i], *q))
+        return rc;
     all.push_back({names[i].c_str(), &captures[i], c.rank, dtypeBytes(c.dtype),
                    c.dtype});
   }

@@ -12,6 +12,7 @@
 #ifndef FLASH_TOOLS_FLASH_RUN_CPUMODS_H
 #define FLASH_TOOLS_FLASH_RUN_CPUMODS_H
 
+#include "BlockMaskHint.h"
 #include "Cases.h"
 #include "CpuKernel.h"
 #include "flash/Reference/Reference.h"
@@ -46,18 +47,6 @@ captureSizes(const CaptureRule &rule, mlir::MemRefType type, const Case &c);
 /// broadcasts), R is the static size or ceil(Sq / rows).
 ref::Shape4 blockMaskShape(mlir::MemRefType type, const Case &c,
                            int64_t rows);
-
-/// The hint values (`shape` contiguous) for `mode`, from params.maskMod:
-///   tight         the tightest sound hint: per hint row, the hull of the
-///                 keys some row sees and the longest run every row sees;
-///   loose         sound and useless: every key may be visible, none full;
-///   unsound-full  every key full (wrong for any mask that hides a key:
-///                 shows that the kernel uses the hint).
-/// Rows past ceil(Sq / rows) are never to be read and claim every key
-/// full, so a kernel that reads one goes wrong.
-std::vector<int32_t> drawBlockMask(const ref::AttentionParams &params,
-                                   const ref::Shape4 &shape, const Case &c,
-                                   int64_t rows, llvm::StringRef mode);
 
 /// Sets params.scoreMod / maskMod (for the non-null regions) to evaluate
 /// them on `captures`; safe to call from several threads; the first

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuCaptures.h"
+#include "BlockMaskHint.h"
 #include "SizeGuard.h"
 
 #include "flashrt.h"
@@ -23,9 +24,28 @@ std::string flash::run::resolveCaptures(const flashrt::Abi &abi,
                                         const CaptureOptions &opts,
                                         const GpuModsLoader &loader,
                                         EntryCaptures &out) {
-  const std::vector<flashrt::CaptureAbi> &records = abi.captures;
+  // The block_mask hint takes no rule and is in no region: the other
+  // records are matched against the source and the rules.
+  std::vector<flashrt::CaptureAbi> records;
+  std::vector<size_t> recordIndex;
+  for (size_t i = 0; i < abi.captures.size(); ++i)
+    if (int(i) != abi.blockMaskCapture) {
+      records.push_back(abi.captures[i]);
+      recordIndex.push_back(i);
+    }
   std::string entry = "@" + func;
   GpuMods &mods = out.mods;
+  std::string mode = opts.blockMask.empty() ? "tight" : opts.blockMask;
+  if (mode != "tight" && mode != "loose" && mode != "unsound-full")
+    return "--block-mask must be tight, loose or unsound-full, got '" + mode +
+           "'";
+  if (abi.blockMaskCapture < 0 && !opts.blockMask.empty())
+    return "--block-mask is for entries with a block_mask hint (ABI "
+           "\"block_mask\"); " + entry + " has none";
+  if (abi.blockMaskCapture >= 0 && opts.source.empty())
+    return entry + " takes a block_mask hint (ABI \"block_mask\"), which "
+           "flash-run derives from its mask_mod: give the MLIR it was "
+           "compiled from with --source=FILE.mlir (flash-run)";
   if (!opts.source.empty()) {
     if (!loader)
       return "flash-run-gpu cannot read --source (it has no MLIR): run "
@@ -37,6 +57,10 @@ std::string flash::run::resolveCaptures(const flashrt::Abi &abi,
     if (opts.alibi && !mods.alibiRank)
       return "--alibi, but " + entry + " in " + opts.source +
              " has no alibi(...) operand";
+    if (abi.blockMaskCapture >= 0 && !mods.maskMod)
+      return entry + " takes a block_mask hint, but its flash.attention in " +
+             opts.source + " has no mask_mod to derive it from: is it the "
+             "source of this artifact?";
   } else if (opts.alibi) {
     if (records.empty() || records[0].dtype != FLASHRT_DTYPE_F32 ||
         records[0].rank < 1 || records[0].rank > 2)
@@ -63,6 +87,7 @@ std::string flash::run::resolveCaptures(const flashrt::Abi &abi,
     return entry + " in " + opts.source + " has " + std::to_string(want) +
            " capture(s) (ALiBi's slopes included), but the artifact's entry "
            "takes " + std::to_string(records.size()) +
+           (abi.blockMaskCapture >= 0 ? " besides its block_mask hint" : "") +
            ": is it the source of this artifact?";
   for (size_t n = 0; n < records.size(); ++n) {
     bool slopes = mods.alibiRank && n == 0;
@@ -71,7 +96,8 @@ std::string flash::run::resolveCaptures(const flashrt::Abi &abi,
     int dtype = slopes || cap->isFloat ? FLASHRT_DTYPE_F32 : FLASHRT_DTYPE_I32;
     int64_t rank = slopes ? int64_t(mods.alibiRank) : cap->rank;
     if (records[n].dtype != dtype || records[n].rank != rank)
-      return "capture " + std::to_string(n) + " of " + entry + " is " +
+      return "capture " + std::to_string(recordIndex[n]) + " of " + entry +
+             " is " +
              describe(records[n]) + " in the artifact but " +
              (slopes ? "ALiBi's slopes (f32 rank " + std::to_string(rank) + ")"
                      : cap->type) +
@@ -92,6 +118,13 @@ std::string flash::run::resolveCaptures(const flashrt::Abi &abi,
         !err.empty())
       return err;
     out.rules.push_back(rule);
+    out.ruleRecords.push_back(recordIndex[(mods.alibiRank != 0) + n]);
+  }
+  if (abi.blockMaskCapture >= 0) {
+    out.hintIndex = abi.blockMaskCapture;
+    out.hintRows = abi.blockMaskRows;
+    out.hintStatic = abi.captures[size_t(abi.blockMaskCapture)].shape;
+    out.hintMode = mode;
   }
   return "";
 }
@@ -99,22 +132,22 @@ std::string flash::run::resolveCaptures(const flashrt::Abi &abi,
 std::string flash::run::checkCaptureCase(const flashrt::Abi &abi,
                                          const EntryCaptures &e,
                                          const Case &c) {
-  size_t first = e.mods.alibiRank != 0;
   for (size_t n = 0; n < e.rules.size(); ++n) {
-    const flashrt::CaptureAbi &record = abi.captures[first + n];
+    size_t index = e.ruleRecords[n];
+    const flashrt::CaptureAbi &record = abi.captures[index];
     std::vector<int64_t> sizes = captureRuleSizes(e.rules[n], c);
     std::optional<int64_t> count = 1;
     for (size_t d = 0; d < sizes.size(); ++d) {
       if (d < record.shape.size() && record.shape[d] >= 0 &&
           record.shape[d] != sizes[d])
         return "dim " + std::to_string(d) + " of capture " +
-               std::to_string(first + n) + " is static (" +
+               std::to_string(index) + " is static (" +
                std::to_string(record.shape[d]) + "), but --capture '" +
                e.rules[n].text + "' gives it " + std::to_string(sizes[d]);
       count = count ? checkedProduct({*count, sizes[d]}) : std::nullopt;
     }
     if (std::string err = checkTensorElements(count); !err.empty())
-      return "capture " + std::to_string(first + n) + ": " + err;
+      return "capture " + std::to_string(index) + ": " + err;
   }
   return "";
 }
@@ -133,5 +166,23 @@ CaseCaptures flash::run::drawCaseCaptures(const EntryCaptures &e,
                      regionCaptures.end());
   if (e.mods.setCallbacks)
     e.mods.setCallbacks(std::move(regionCaptures), out.regions, out.error);
+  if (e.hintIndex >= 0) {
+    // [B or 1, Hq or 1, R, 4]: a static 1 broadcasts, R is static or
+    // ceil(Sq / rows); contiguous, as the kernels read it.
+    auto fixed = [&](size_t d) {
+      return d < e.hintStatic.size() ? e.hintStatic[d] : int64_t(-1);
+    };
+    ref::Shape4 shape = {fixed(0) == 1 ? 1 : c.b, fixed(1) == 1 ? 1 : c.hq,
+                         fixed(2) >= 0 ? fixed(2)
+                                       : (c.sq + e.hintRows - 1) / e.hintRows,
+                         4};
+    HostCapture hint;
+    hint.i = drawBlockMask(out.regions, shape, c, e.hintRows, e.hintMode);
+    hint.sizes.assign(shape.begin(), shape.end());
+    hint.strides = {shape[1] * shape[2] * 4, shape[2] * 4, 4, 1};
+    out.tensors.insert(out.tensors.begin() + e.hintIndex, std::move(hint));
+    out.hintIndex = e.hintIndex;
+    out.slopesIndex = out.alibiRank && e.hintIndex == 0 ? 1 : 0;
+  }
   return out;
 }

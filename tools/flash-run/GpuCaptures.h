@@ -5,7 +5,9 @@
 // each is (from the MLIR source through flash-run's loader, or --alibi),
 // the --capture rules (Cases.h) checked against the record, and per case
 // the drawn host tensors with the reference's ALiBi slopes and region
-// callbacks. Plain C++ (flash-run-gpu has no MLIR).
+// callbacks. A block_mask hint (the ABI's "block_mask", one of the
+// captures) takes no rule: it is derived per case from the mask_mod
+// (BlockMaskHint.h, --block-mask). Plain C++ (flash-run-gpu has no MLIR).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +26,19 @@ struct EntryCaptures {
   /// ALiBi (the first capture) and the other captures' types; setCallbacks
   /// is set when the regions were read (--source).
   GpuMods mods;
-  /// One --capture rule per capture after ALiBi's slopes.
+  /// One --capture rule per capture after ALiBi's slopes, and the index in
+  /// the ABI's "captures" of each rule's capture.
   std::vector<CaptureRule> rules;
-  size_t count() const { return (mods.alibiRank != 0) + rules.size(); }
+  std::vector<size_t> ruleRecords;
+  /// The block_mask hint: its index in the captures (-1: none), rows, the
+  /// static sizes (-1 dynamic) and how it is derived (--block-mask).
+  int hintIndex = -1;
+  int64_t hintRows = 0;
+  std::vector<int64_t> hintStatic;
+  std::string hintMode;
+  size_t count() const {
+    return (mods.alibiRank != 0) + rules.size() + (hintIndex >= 0);
+  }
 };
 
 /// What the GPU mode's options say about the captures.
@@ -34,6 +46,7 @@ struct CaptureOptions {
   std::string source;             // --source=FILE.mlir ("" if absent)
   bool alibi = false;             // --alibi
   std::vector<std::string> rules; // --capture, in order
+  std::string blockMask;          // --block-mask ("": tight)
 };
 
 /// Resolves the captures of entry `func` (ABI `abi`) from `opts`, reading
@@ -52,12 +65,16 @@ std::string checkCaptureCase(const flashrt::Abi &abi, const EntryCaptures &e,
 struct CaseCaptures {
   std::vector<HostCapture> tensors;
   unsigned alibiRank = 0;
+  /// Where ALiBi's slopes and the block_mask hint (-1: none) are among
+  /// the tensors.
+  size_t slopesIndex = 0;
+  int hintIndex = -1;
   /// Only scoreMod / maskMod are set (when there are regions).
   ref::AttentionParams regions;
   /// The first error of a region's evaluation.
   std::shared_ptr<std::string> error = std::make_shared<std::string>();
   const float *slopes() const {
-    return alibiRank ? tensors.front().f.data() : nullptr;
+    return alibiRank ? tensors[slopesIndex].f.data() : nullptr;
   }
 };
 

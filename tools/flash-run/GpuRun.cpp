@@ -75,7 +75,8 @@ const char kUsage[] =
     "           [--seed=N] [--repeat=N] [--tol=X] [--lse-tol=X] "
     "[--device=N]\n"
     "           [--page-size=N] [--source=FILE.mlir] [--alibi] "
-    "[--capture=RULE]...\n\n"
+    "[--capture=RULE]...\n"
+    "           [--block-mask=tight|loose|unsound-full]\n\n"
     "Runs the artifact's entry point NAME (compiled by FlashMLIR, loaded by\n"
     "libflashrt) on random bf16/f16 inputs and checks O and LSE against the\n"
     "double-precision reference. Default O bound: 2x the error of the same\n"
@@ -89,7 +90,11 @@ const char kUsage[] =
     "(KIND[:ARGS]@DIMS: uniform:LO,HI, randint:LO,HI, docs:N or const:X;\n"
     "DIMS e.g. BxSk); --source=FILE.mlir (flash-run only: it needs MLIR)\n"
     "gives the regions the reference evaluates, --alibi says an entry's\n"
-    "only capture is ALiBi's slopes. Exit code: 0 all cases pass,\n"
+    "only capture is ALiBi's slopes. An entry with a block_mask hint (ABI\n"
+    "\"block_mask\") gets one per case derived from the source's mask_mod:\n"
+    "--block-mask=tight (default), loose (sound, nothing full) or\n"
+    "unsound-full (every key full: shows the kernel uses it). Exit code:\n"
+    "0 all cases pass,\n"
     "1 a case fails, 2 usage or runtime error.\n";
 
 int fail(const std::string &message) {
@@ -118,7 +123,8 @@ struct Options {
 std::string parseArgs(int argc, char **argv, Options &o) {
   static const char *const known[] = {
       "artifact", "func",   "shapes",    "layout", "seed",   "repeat",
-      "tol",      "lse-tol", "device", "page-size", "source", "capture"};
+      "tol",      "lse-tol", "device", "page-size", "source", "capture",
+      "block-mask"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "-help" || arg == "--help") {
@@ -159,6 +165,8 @@ std::string parseArgs(int argc, char **argv, Options &o) {
       o.captures.source = value;
     } else if (name == "capture") {
       o.captures.rules.push_back(value);
+    } else if (name == "block-mask") {
+      o.captures.blockMask = value;
     } else if (name == "layout") {
       o.layout = value;
     } else if (name == "seed") {
@@ -628,9 +636,13 @@ int runCase(const Kernel &k, const Case &c, const Options &o,
             std::to_string(cache.pageSize);
   if (caps.alibiRank)
     line += " alibi";
-  if (caps.tensors.size() > (caps.alibiRank != 0))
-    line += " captures=" +
-            std::to_string(caps.tensors.size() - (caps.alibiRank != 0));
+  size_t regionCaps =
+      caps.tensors.size() - (caps.alibiRank != 0) - (caps.hintIndex >= 0);
+  if (regionCaps)
+    line += " captures=" + std::to_string(regionCaps);
+  if (caps.hintIndex >= 0)
+    line += " block_mask=" + std::to_string(entryCaps.hintRows) + ":" +
+            entryCaps.hintMode;
   if (!cache.lens.empty()) {
     line += " kv_lens=";
     for (size_t b = 0; b < cache.lens.size() && b < 4; ++b)

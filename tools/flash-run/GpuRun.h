@@ -34,6 +34,8 @@ struct GpuMods {
     std::string type;
   };
   std::vector<Capture> captures;
+  /// The op has a mask_mod (from which a block_mask hint is derived).
+  bool maskMod = false;
   /// Sets params.scoreMod / maskMod to evaluate the regions on `captures`
   /// (the drawn tensors, in order, ALiBi's slopes not among them), callable
   /// from several threads; the first evaluation error lands in *error.

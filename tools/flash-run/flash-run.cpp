@@ -19,7 +19,7 @@
 // The function takes the op's operands in its order: Q, K, V, [alibi],
 // [kv_lens], [block_table], [block_mask], [captures...], O, [LSE]. A
 // block_mask hint is derived per case from the mask_mod (--block-mask, see
-// CpuMods.h's drawBlockMask). Q/K/V/O are rank-4 f32 memrefs in logical
+// BlockMaskHint.h's drawBlockMask). Q/K/V/O are rank-4 f32 memrefs in logical
 // [batch, heads, seq, dim] order with static head dims (e.g.
 // `memref<?x?x?x64xf32, strided<[?, ?, ?, 1], offset: ?>>`, so that
 // --layout=bshd can pass FA2's [B, S, H, D] storage as strides), LSE a
@@ -217,6 +217,7 @@ static std::string loadGpuMods(const std::string &source,
   }
   Region *scoreMod = op.getScoreMod().empty() ? nullptr : &op.getScoreMod();
   Region *maskMod = op.getMaskMod().empty() ? nullptr : &op.getMaskMod();
+  mods.maskMod = maskMod != nullptr;
   mods.setCallbacks = [parsed, scoreMod, maskMod](
                           std::vector<::flash::run::HostCapture> captures,
                           ::flash::ref::AttentionParams &params,

@@ -62,6 +62,7 @@ MemRef1 fake_last_lens;
 MemRef2 fake_last_table;
 MemRef2 fake_last_doc;
 MemRef1 fake_last_bias;
+MemRef4 fake_last_hint;
 
 const char fake_flash_abi[] =
     "{\"func\":\"fake\",\"dtype\":\"bf16\",\"head_dim\":64,"
@@ -109,6 +110,19 @@ const char fake_alibi_flash_abi[] =
     "\"captures\":[{\"dtype\":\"f32\",\"rank\":2,\"arg\":3,"
     "\"shape\":[-1,4],\"strides\":[4,1],\"contiguous\":true}],"
     "\"num_args\":6}";
+
+/* A document mask with a block_mask hint (as flashmlir's variants write
+ * it): the hint i32 [B or 1, Hq or 1, R, 4] is the argument after V and the
+ * first capture, rows 16; the document ids i32 [B, S] follow. */
+const char fake_bm_flash_abi[] =
+    "{\"func\":\"fake_bm\",\"dtype\":\"bf16\",\"head_dim\":64,"
+    "\"head_dim_v\":64,\"causal\":false,\"window\":[-1,-1],"
+    "\"softcap\":0.0,\"scale\":0.125,\"lse\":true,\"arch\":\"sm_90\","
+    "\"block_mask\":{\"arg\":3,\"rows\":16},"
+    "\"captures\":[{\"dtype\":\"i32\",\"rank\":4,\"arg\":3,"
+    "\"shape\":[-1,-1,-1,4],\"strides\":[-1,-1,4,1],\"contiguous\":true},"
+    "{\"dtype\":\"i32\",\"rank\":2,\"arg\":4,\"shape\":[-1,-1],"
+    "\"strides\":[-1,1],\"contiguous\":true}],\"num_args\":7}";
 
 static void *module;
 
@@ -216,6 +230,29 @@ static float scoreShift(int64_t b, int64_t h, int64_t diag, int64_t j) {
   return shift;
 }
 
+/* Optional capture of fake_bm: the block_mask hint, used as the GPU kernels
+ * use it (keys outside the visible interval skipped, no mask on keys inside
+ * the full one), so a hint that breaks its promise changes the result. */
+static const MemRef4 *blockHint;
+enum { kHintRows = 16 };
+
+/* -1: the hint hides key j from query i; 1: it claims j visible; 0: the
+ * mask decides. */
+static int hintSays(int64_t b, int64_t h, int64_t i, int64_t j) {
+  if (!blockHint)
+    return 0;
+  const MemRef4 *m = blockHint;
+  const int32_t *e = (const int32_t *)m->aligned + m->offset +
+                     (m->sizes[0] == 1 ? 0 : b) * m->strides[0] +
+                     (m->sizes[1] == 1 ? 0 : h) * m->strides[1] +
+                     (i / kHintRows) * m->strides[2];
+  int32_t vlo = e[0], vhi = e[m->strides[3]], flo = e[2 * m->strides[3]],
+          fhi = e[3 * m->strides[3]];
+  if (j < vlo || j >= vhi)
+    return -1;
+  return j >= flo && j < fhi ? 1 : 0;
+}
+
 static int sameDoc(int64_t b, int64_t i, int64_t j) {
   if (!docIds)
     return 1;
@@ -264,7 +301,8 @@ static void computeCache(const Semantics *sem, const Cache *c, MemRef4 *q,
           int visible = (!sem->causal || j <= i + offset) &&
                         (sem->left < 0 || j >= i + offset - sem->left) &&
                         (sem->right < 0 || j <= i + offset + sem->right) &&
-                        sameDoc(b, i, j);
+                        (hintSays(b, h, i, j) == 1 ||
+                         (hintSays(b, h, i, j) == 0 && sameDoc(b, i, j)));
           float s = -INFINITY;
           if (visible) {
             s = 0;
@@ -398,5 +436,22 @@ void _mlir_ciface_fake_alibi(MemRef4 *q, MemRef4 *k, MemRef4 *v,
   if (module)
     compute(&sem, q, k, v, o, lse);
   alibiSlopes = 0;
+  launch(q, o);
+}
+
+void _mlir_ciface_fake_bm(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef4 *hint,
+                          MemRef2 *doc, MemRef4 *o, MemRef3 *lse) {
+  static const Semantics sem = {0, 0, -1, -1, 0.0f, 0.125f};
+  ++fake_calls;
+  fake_last_q = *q;
+  fake_last_o = *o;
+  fake_last_hint = *hint;
+  fake_last_doc = *doc;
+  blockHint = hint;
+  docIds = doc;
+  if (module)
+    compute(&sem, q, k, v, o, lse);
+  blockHint = 0;
+  docIds = 0;
   launch(q, o);
 }

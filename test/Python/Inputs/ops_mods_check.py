@@ -295,7 +295,8 @@ class Operator(unittest.TestCase):
                           "block_table"])
         self.assertEqual(names(torch.ops.flashmlir.attention_mods),
                          ["q", "k", "v", "captures", "causal", "window", "softcap", "scale",
-                          "kv_lens", "block_table", "alibi_slopes", "score_mod", "mask_mod"])
+                          "kv_lens", "block_table", "alibi_slopes", "score_mod", "mask_mod",
+                          "block_mask", "block_mask_rows"])
         if ops._registered == "library":
             self.assertEqual(str(torch.ops.flashmlir.attention_mods.default._schema),
                              "flashmlir::" + ops._SCHEMA_MODS)
