@@ -36,7 +36,10 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
     Turns each `flash.grid` that `flash-tile` produced, after
     `flash-online-softmax` expanded its tile updates and
     `flash-assign-layouts` gave each tile value its `#flash.frag` layout
-    (a grid with a tile without one is refused), into a `gpu.func` in
+    (a grid with a tile without one is refused) and `flash-pipeline-kv`
+    wrote the K/V copy schedule as `flash.pipeline_*` ops (a grid whose KV
+    loops have K/V loads but no pipeline ops, or ops that do not fit
+    together, is refused), into a `gpu.func` in
     the `gpu.module @flash_kernels` (with an `#nvvm.target`) and replaces
     the grid by a `gpu.launch_func` with one program per grid iteration (x =
     Q row block, y = query head, z = batch) and `32 * warps` threads.
@@ -45,11 +48,18 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
     tiles carry (FA2's register layouts); its math is exactly what `flash-online-softmax` wrote, the
     statement the CPU pipeline runs too:
 
-    * `flash.tile_load`: Q and a 2-stage ring of K/V blocks in dynamic
+    * `flash.tile_load`: Q and a ring of `stages` K/V slots in dynamic
       shared memory, written by 16-byte `cp.async` copies into an
-      XOR-swizzled layout; the copy of the next KV block (also across the
-      peeled `flash.kv_loop`s) is in flight while the current block's two
-      GEMMs run; tail rows are zero-filled;
+      XOR-swizzled layout; tail rows are zero-filled; a K/V load reads the
+      slot it names;
+    * the pipeline ops: `flash.pipeline_prologue` as the cp.async groups of
+      Q and the first `stages - 1` blocks, `flash.pipeline_wait` as
+      `cp.async.wait_group pending` and a barrier, `flash.pipeline_prefetch`
+      as the copy of the block `stages - 1` ahead (also across the peeled
+      `flash.kv_loop`s) into the slot read last, in flight while the
+      current block's two GEMMs run; `flash.pipeline_advance` as the next
+      slot (the loops' scf.for carries it); `flash.pipeline_drain` as
+      `wait_group 0` and a barrier before O is staged;
     * `linalg.matmul`: by its accumulator's layout, S = Q K^T and
       O += P V with `mma.sync.m16n8k16` (f32
       accumulation), Q and K fragments by `ldmatrix`, V by `ldmatrix.trans`;
@@ -73,8 +83,10 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
     128-byte-swizzle canonical layout, and landed `cp.async` writes are
     fenced into the async proxy before each iteration's barrier.
     With `producer = true` as well, one more warpgroup only loads K/V
-    (FA3's warp specialization): an mbarrier full/empty ring per stage
-    replaces the per-iteration barrier, the consumers synchronise among
+    (FA3's warp specialization, `flash.pipeline_producer`): an mbarrier
+    full/empty ring per stage (`flash.pipeline_acquire` /
+    `flash.pipeline_release`) replaces the per-iteration barrier, the
+    consumers synchronise among
     themselves with a named barrier, and `setmaxnreg` moves the producer's
     registers to the consumers (`.minnctapersm 1` so ptxas knows the count
     at entry).

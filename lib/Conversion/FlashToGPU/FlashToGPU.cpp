@@ -255,7 +255,7 @@ FailureOr<TiledAttention> matchGrid(GridOp grid) {
         return loop.emitOpError("flash-to-gpu: every KV loop must read the "
                                 "same K/V plane");
       WalkResult effects = loop.getBody().walk([&](Operation *inner) {
-        if (readsAtMost(inner))
+        if (readsAtMost(inner) || isPipelineOp(inner))
           return WalkResult::advance();
         inner->emitOpError("flash-to-gpu: unexpected op with memory effects "
                            "in a KV loop");
@@ -278,7 +278,7 @@ FailureOr<TiledAttention> matchGrid(GridOp grid) {
         return store.emitOpError("flash-to-gpu: only the epilogue's O and "
                                  "LSE are stored, once each");
       slot = store;
-    } else if (!readsAtMost(&op)) {
+    } else if (!readsAtMost(&op) && !isPipelineOp(&op)) {
       // Index arithmetic is cloned into the kernel where it is used and the
       // state's initial tiles are registers there; an op with effects of
       // its own would be lost.
@@ -449,7 +449,9 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   ConfigAttr config;
   Type elt;
   int64_t headDim;
-  if (failed(checkSupported(t, config, elt, headDim)))
+  // The K/V copy schedule is flash-pipeline-kv's, read here.
+  if (failed(checkSupported(t, config, elt, headDim)) ||
+      failed(checkPipeline(t)))
     return failure();
 
   auto hostFunc = grid->getParentOfType<func::FuncOp>();

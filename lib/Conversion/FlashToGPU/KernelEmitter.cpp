@@ -2,11 +2,12 @@
 //
 // What every kernel shares: host values and memrefs become kernel arguments
 // (lift, capture, liftTensor), and emit() builds the FA2 forward kernel from
-// the grid: block ids for the grid's axes, shared memory, the KV loops with
-// their cp.async prefetch of the next block across the peeled loops (or the
-// producer warpgroup's ring), and then the grid's own ops in order, each
-// lowered by its pattern (lowerOp): the loops' bodies (the GEMMs and the
-// online softmax as flash-online-softmax wrote it) and the epilogue.
+// the grid: block ids for the grid's axes, shared memory, the K/V
+// pipeline's start (Pipeline.cpp lowers flash-pipeline-kv's ops), and then
+// the grid's own ops in order, each lowered by its pattern (lowerOp): the
+// KV loops as scf.for loops carrying their tiles' registers and the
+// pipeline's slot, their bodies (the GEMMs and the online softmax as
+// flash-online-softmax wrote it) and the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -274,7 +275,6 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
 
   // The KV sequence of every loop: trip count, and the block start of
   // iteration j (cloned from the loop body with the iv mapped to j).
-  int64_t numLoops = t.loops.size();
   trips.clear();
   for (KVLoopOp loop : t.loops) {
     // Upper bound first: the order the bounds' computations are cloned in.
@@ -282,10 +282,6 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     Value lb = lift(loop.getLower(), map);
     trips.push_back(sub(ub, lb));
   }
-  auto startAt = [&](int64_t li, Value j) -> Value {
-    IRMapping local = map;
-    return this->startAt(li, j, local);
-  };
   // K and V head planes: the reads' (batch, head) do not depend on the KV
   // iteration (matchGrid checked that every loop reads the same plane).
   // Each uses its own tensor's strides: K and V may be laid out apart (V a
@@ -308,99 +304,25 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   }
   v.ptr = globalPtr(v.ptr, mul(vPlane, c(v.eltBytes)));
   vPlane = c(0);
-  // The loops visit one contiguous descending run of blocks (flash-tile's
-  // order, also across its peeled loops and within a split): the block k
-  // ahead of the one at column c starts at c - k * BN and exists iff it is
-  // not left of the run's last block.
-  Value none = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  Value firstCol = c(0), anyBlock = none;
-  lastCol = c(0);
-  for (int64_t li = numLoops - 1; li >= 0; --li) {
-    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
-    firstCol = sel(has, startAt(li, c(0)), firstCol);
-    anyBlock = arith::OrIOp::create(b, loc, has, anyBlock);
-  }
-  for (int64_t li = 0; li < numLoops; ++li) {
-    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
-    lastCol = sel(has, startAt(li, sub(trips[li], c(1))), lastCol);
-  }
-
-  cpTid = tid;
-  scf::IfOp role;
-  if (ws) {
-    // FA3's warp specialization: the producer warpgroup fills the K/V ring,
-    // the consumers wait on full[stage] and release through empty[stage];
-    // consumer warpgroups never wait on each other.
-    Value first = cmp(arith::CmpIPredicate::eq, tid, c(0));
-    auto init = scf::IfOp::create(b, loc, first, /*withElse=*/false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&init.getThenRegion().front());
-      for (int64_t st = 0; st < stages; ++st) {
-        NVVM::MBarrierInitOp::create(b, loc, mbarrier(true, c(st)), ci32(128),
-                                     Value());
-        NVVM::MBarrierInitOp::create(b, loc, mbarrier(false, c(st)),
-                                     ci32(threads), Value());
-      }
-      NVVM::FenceMbarrierInitOp::create(b, loc);
-    }
-    gpu::BarrierOp::create(b, loc);
-    role = scf::IfOp::create(b, loc,
-                             cmp(arith::CmpIPredicate::uge, tid, c(threads)),
-                             /*withElse=*/true);
-    b.setInsertionPointToStart(&role.getThenRegion().front());
-    emitProducer(firstCol, lastCol, anyBlock);
-    b.setInsertionPointToStart(&role.getElseRegion().front());
-    cpTid = tid;
-    cpThreads = threads;
-    // 8 consumer warps and the producer: the producer gives most of its
-    // registers to the consumers (kConsumerRegs).
-    if (launchThreads() > 256)
-      NVVM::SetMaxRegisterOp::create(
-          b, loc, b.getI32IntegerAttr(kConsumerRegs),
-          NVVM::SetMaxRegisterActionAttr::get(
-              ctx, NVVM::SetMaxRegisterAction::increase));
-    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-    fenceAsyncProxy();
-    syncConsumers();
-  } else {
-    // Prologue: Q and the first `stages - 1` K/V blocks in flight, one
-    // commit group each (Q joins the first).
-    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
-    for (int64_t ahead = 0; ahead + 1 < stages; ++ahead) {
-      Value col = sub(firstCol, c(ahead * bn));
-      Value ok = arith::AndIOp::create(
-          b, loc, anyBlock, cmp(arith::CmpIPredicate::sge, col, lastCol));
-      auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-        emitKVCopy(col, c(ahead));
-      }
-      NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    }
-  }
+  // The K/V pipeline's start: the blocks in flight before the loops, or
+  // the producer warpgroup and the consumers' own Q (Pipeline.cpp).
+  lowerPipelineStart(map, row0);
 
   // The grid's ops in order: the initial state, the KV loops (their bodies
   // lowered op by op), the epilogue and the stores. Scalar index
   // computations are lifted where they are used; the Q tile is in flight.
-  SmallVector<Value> pipeState = {c(0)};
-  if (ws)
-    pipeState.push_back(c(0));
   int64_t li = 0;
   for (Operation &op : t.grid.getBody().front().without_terminator()) {
     if (isa<KVLoopOp>(op)) {
-      if (failed(emitKVLoop(li++, map, pipeState)))
+      if (failed(emitKVLoop(li++, map)))
         return failure();
       continue;
     }
     if (failed(lowerOp(&op, map)))
       return failure();
   }
-  if (ws)
-    b.setInsertionPointAfter(role);
+  if (consumerRole)
+    b.setInsertionPointAfter(consumerRole);
   return finishKernel(hostArgs);
 }
 
@@ -431,6 +353,8 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
   }
   if (auto store = dyn_cast<TileStoreOp>(op))
     return lowerStore(store, map);
+  if (isPipelineOp(op))
+    return lowerPipelineOp(op, map);
   // The copy schedule issues the tile loads; tensor.empty is only a shape.
   if (isa<TileLoadOp, tensor::EmptyOp>(op))
     return success();
@@ -454,15 +378,15 @@ FailureOr<Fragment> KernelEmitter::stateFragment(Value v, BlockArgument arg) {
   return f;
 }
 
-LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
-                                        SmallVectorImpl<Value> &pipeState) {
+LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
   KVLoopOp kvLoop = t.loops[li];
-  // The loop state: every iter_arg's registers, then the stage holding the
-  // current block (and, with a producer, its phase parity).
+  LoopPipeline &pipe = t.pipes[li];
+  // The loop state: every tile iter_arg's registers, then the pipeline's
+  // slot (and, with a producer, its phase parity): checkPipeline.
+  auto tileArgs = kvLoop.getRegionIterArgs().take_front(pipe.stateBegin);
   SmallVector<Value> state;
   SmallVector<Fragment> inits;
-  for (auto [init, arg] :
-       llvm::zip(kvLoop.getInits(), kvLoop.getRegionIterArgs())) {
+  for (auto [init, arg] : llvm::zip(kvLoop.getInits(), tileArgs)) {
     auto type = cast<RankedTensorType>(init.getType());
     if (!type.getElementType().isF32() || type.getDimSize(0) != bm)
       return kvLoop.emitOpError("flash-to-gpu: the KV loop's state must be "
@@ -474,7 +398,8 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
     inits.push_back(*f);
   }
   int64_t stageIdx = state.size();
-  state.append(pipeState.begin(), pipeState.end());
+  for (Value init : kvLoop.getInits().drop_front(pipe.stateBegin))
+    state.push_back(map.lookup(init));
 
   auto loop = scf::ForOp::create(b, loc, c(0), trips[li], c(1), state);
   loop->setAttr("flash.kv_loop", kvLoop.getRoleAttr());
@@ -482,51 +407,19 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
   b.setInsertionPointToStart(loop.getBody());
   Value j = loop.getInductionVar();
   SmallVector<Value> args(loop.getRegionIterArgs());
-  Value stage = args[stageIdx];
-  // The loop's own values: its block index is iteration j's block.
+  // The loop's own values: its block index is iteration j's block, its
+  // pipeline state the scf.for's.
   IRMapping local = map;
+  for (auto [arg, value] :
+       llvm::zip(kvLoop.getRegionIterArgs().drop_front(pipe.stateBegin),
+                 ArrayRef(args).drop_front(stageIdx)))
+    local.map(arg, value);
   Value col0 = startAt(li, j, local);
-  Value stagePlus = add(stage, c(1));
-  Value wraps = cmp(arith::CmpIPredicate::eq, stagePlus, c(stages));
-  SmallVector<Value> next;
-  if (ws) {
-    // The producer fenced the block into the async proxy before its
-    // arrive; the wait acquires it.
-    Value phase = args[stageIdx + 1];
-    waitParity(mbarrier(true, stage), phase);
-    next = {sel(wraps, c(0), stagePlus), sel(wraps, sub(c(1), phase), phase)};
-  } else {
-    // This block has landed (and Q, the first time): at most `stages - 2`
-    // later groups may still be in flight. Every warp is done with the
-    // stage read last iteration, which the block `stages - 1` ahead now
-    // overwrites.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
-    // wgmma reads shared memory through the async proxy: each thread's
-    // cp.async writes are fenced into it before the barrier publishes
-    // them.
-    if (wg)
-      fenceAsyncProxy();
-    gpu::BarrierOp::create(b, loc);
-    Value nextStart = sub(col0, c((stages - 1) * bn));
-    Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
-    // (stage - 1) mod stages; 1 - stage for the double buffer.
-    Value fillStage = stages == 2
-                          ? sub(c(1), stage)
-                          : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
-                                c(stages - 1), sub(stage, c(1)));
-    {
-      auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      emitKVCopy(nextStart, fillStage);
-    }
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    next = {stages == 2 ? fillStage : sel(wraps, c(0), stagePlus)};
-  }
+  SmallVector<Value> next = lowerIterationStart(li, col0, local);
 
   // The body's ops on this iteration's registers.
   int64_t pos = 0;
-  for (auto [arg, f] : llvm::zip(kvLoop.getRegionIterArgs(), inits)) {
+  for (auto [arg, f] : llvm::zip(tileArgs, inits)) {
     Fragment cur = f;
     for (Value &r : cur.regs)
       r = args[pos++];
@@ -534,7 +427,6 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
   }
   curLoop = kvLoop;
   curLoopIndex = li;
-  curStage = stage;
   outerMap = &map;
   curFor = loop;
   auto done = llvm::make_scope_exit([&] {
@@ -545,13 +437,9 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
   Block &body = kvLoop.getBody().front();
   if (failed(lowerBody(body, local)))
     return failure();
-  // Both GEMMs have waited for their reads of this stage.
-  if (ws)
-    arriveOn(mbarrier(false, stage));
   SmallVector<Value> yield;
   for (auto [value, arg] :
-       llvm::zip(cast<YieldOp>(body.getTerminator()).getValues(),
-                 kvLoop.getRegionIterArgs())) {
+       llvm::zip(cast<YieldOp>(body.getTerminator()).getValues(), tileArgs)) {
     FailureOr<Fragment> f = stateFragment(value, arg);
     if (failed(f))
       return failure();
@@ -567,8 +455,10 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map,
       r = loop.getResult(pos++);
     frags[result] = std::move(out);
   }
-  pipeState.assign(loop.getResults().begin() + stageIdx,
-                   loop.getResults().end());
+  for (auto [result, value] :
+       llvm::zip(kvLoop.getResults().drop_front(pipe.stateBegin),
+                 loop.getResults().drop_front(stageIdx)))
+    map.map(result, value);
   b.setInsertionPointAfter(loop);
   return success();
 }

@@ -11,16 +11,18 @@
 // concern:
 //
 //   KernelEmitter.cpp  values moved into the kernel (lift/capture), the
-//                      kernel's loops, prefetch schedule and producer roles,
-//                      the dispatch of the grid's ops to the patterns below
+//                      kernel's loops, the dispatch of the grid's ops to the
+//                      patterns below
+//   Pipeline.cpp       flash-pipeline-kv's ops: the cp.async prologue, wait
+//                      and prefetch, or the producer warpgroup's mbarrier
+//                      ring; the slot each iteration reads; the drain
 //   Layout.cpp         reading the tiles' layouts (and refusing a grid
 //                      without them)
 //   Elementwise.cpp    linalg.fill, element-wise linalg.generic (per
 //                      register, instruction selection of the math ops),
 //                      row reductions (in-thread tree + quad shuffles)
 //   Memory.cpp         cp.async 16-byte copies into XOR-swizzled shared
-//                      memory, ldmatrix, the producer warpgroup's ring,
-//                      flash.tile_store of O and LSE
+//                      memory, ldmatrix, flash.tile_store of O and LSE
 //   MMA.cpp            linalg.matmul by mma.sync m16n8k16 (sm_80+)
 //   WGMMA.cpp          the same by wgmma.mma_async (sm_90a)
 //   Combine.cpp        flash.combine's grid cloned as its own kernel
@@ -54,6 +56,19 @@ namespace mlir::flash::gpu_kernel {
 /// f32 in the context of `t` (the partial outputs' element type).
 inline FloatType b32(Type t) { return Float32Type::get(t.getContext()); }
 
+/// The pipeline ops of one KV loop (flash-pipeline-kv): with cp.async a
+/// wait and a prefetch, with a producer warpgroup an acquire and a
+/// release; the advance in both. Its state (slot[, phase]) is the loop's
+/// iter_args from `stateBegin` on.
+struct LoopPipeline {
+  PipelineWaitOp wait;
+  PipelinePrefetchOp prefetch;
+  PipelineAcquireOp acquire;
+  PipelineReleaseOp release;
+  PipelineAdvanceOp advance;
+  unsigned stateBegin = 0;
+};
+
 /// The pieces of one flash-tile grid that the kernel is built from: the
 /// tile-level ops themselves (flash.grid, flash.kv_loop, flash.tile_load,
 /// flash.tile_store), so nothing here depends on how flash-tile or a
@@ -72,7 +87,20 @@ struct TiledAttention {
   Value table() { return kLoads.front().getBlockTable(); }
   /// Split-KV partial form: a fourth grid axis (the split), f32 outputs.
   bool partial() { return grid.isPartial(); }
+  /// The K/V pipeline (checkPipeline): its start (flash.pipeline_prologue
+  /// or flash.pipeline_producer), each loop's ops and its drain.
+  Operation *pipelineStart = nullptr;
+  SmallVector<LoopPipeline> pipes;
+  PipelineDrainOp drain;
 };
+
+/// Refuses (at the op) an attention grid whose KV loops have no K/V
+/// pipeline ops, or ops that do not fit together: one start before the
+/// loops, the slot (and phase) threaded through every loop as its last
+/// iter_args, each loop's body opened by its wait/prefetch (or acquire)
+/// and advance, the K/V loads reading the slot, one drain before the
+/// stores. Fills `t`'s pipeline fields (Pipeline.cpp).
+LogicalResult checkPipeline(TiledAttention &t);
 
 /// A tile value spread over the threads of the program; its Kind is the
 /// value's #flash.frag layout (fragmentKind).
@@ -300,9 +328,25 @@ private:
         b, loc, bar, arith::IndexCastOp::create(b, loc, i32, parity),
         ci32(0x989680));
   }
+  // --- The K/V pipeline (Pipeline.cpp) --------------------------------------
+  /// The pipeline's start before the loops: the run's first and last block,
+  /// then the cp.async prologue (Q and `stages - 1` blocks) or the producer
+  /// warpgroup's role split (the consumers go on in its else region,
+  /// consumerRole) with the consumers' Q; maps the start op's results.
+  void lowerPipelineStart(IRMapping &map, Value row0);
   /// The producer warpgroup's loop: every K/V block of the program's run,
   /// into the ring, one block ahead of its arrive on full[stage].
   void emitProducer(Value firstCol, Value lastCol, Value anyBlock);
+  /// The top of KV loop `li`'s iteration (its block starts at `col0`): the
+  /// wait and prefetch, or the acquire; maps the advance's results in
+  /// `local` and returns them (the loop's next pipeline state).
+  SmallVector<Value> lowerIterationStart(int64_t li, Value col0,
+                                         IRMapping &local);
+  /// A pipeline op met in the grid's order: the release; the drain is
+  /// recorded for lowerStore; the others were lowered at the start.
+  LogicalResult lowerPipelineOp(Operation *op, IRMapping &map);
+  /// Every copy landed and every consumer past its shared-memory reads.
+  void lowerDrain();
   /// `desc` moved by `bytes` (the start address field, in 16-byte units).
   Value descPlus(Value desc, int64_t bytes) {
     if (bytes == 0)
@@ -328,10 +372,9 @@ private:
   /// The first key of loop `li`'s iteration `j`; maps the loop's block
   /// index in `local`.
   Value startAt(int64_t li, Value j, IRMapping &local);
-  /// One flash.kv_loop as an scf.for over its blocks: the copy schedule,
+  /// One flash.kv_loop as an scf.for over its blocks: its pipeline ops,
   /// then its body's ops.
-  LogicalResult emitKVLoop(int64_t li, IRMapping &map,
-                           SmallVectorImpl<Value> &pipeState);
+  LogicalResult emitKVLoop(int64_t li, IRMapping &map);
 
   // --- The patterns: one per op family of the grid -------------------------
   /// Lowers one op of the grid (or of a KV loop's body) onto fragments.
@@ -437,18 +480,21 @@ private:
   /// the whole tile op after op, since row by row made ptxas spill more
   /// there (d96 240 -> 336 B, d256 causal 0 -> 140 B on sm_80).
   int64_t rowGroup() const { return wg ? 1 : 2 * mTiles; }
-  /// The KV loop being emitted, its stage register, the map and the
-  /// insertion point (before the loop) for values that do not depend on it.
   /// Each KV loop's trip count; the first key of the run's last block.
   SmallVector<Value> trips;
   Value lastCol;
+  /// The KV loop being emitted, the map and the insertion point (before
+  /// the loop) for values that do not depend on it.
   KVLoopOp curLoop;
   int64_t curLoopIndex = 0;
-  Value curStage;
   IRMapping *outerMap = nullptr;
   Operation *curFor = nullptr;
-  /// The epilogue waited for every copy and every warp before O's staging.
-  bool epilogueFenced = false;
+  /// With a producer warpgroup: the role split, whose else region holds
+  /// the consumers' code.
+  Operation *consumerRole = nullptr;
+  /// A flash.pipeline_drain was met: lowered before the epilogue's first
+  /// shared-memory write.
+  bool drainPending = false;
 };
 
 } // namespace mlir::flash::gpu_kernel

@@ -177,8 +177,10 @@ LogicalResult KernelEmitter::lowerMatmul(linalg::MatmulOp op, IRMapping &map) {
     s.cols = bn;
     // The instruction is the result's layout's (both operands are in its
     // shared-memory layout: checkLayouts).
-    s.regs = accMma(op) == MmaKind::Wgmma ? emitScoresWgmma(curStage)
-                                          : emitScores(curStage);
+    // The K tile is in the pipeline slot the load names.
+    Value slot = map.lookup(bLoad.getSlot());
+    s.regs = accMma(op) == MmaKind::Wgmma ? emitScoresWgmma(slot)
+                                          : emitScores(slot);
     frags[op.getResult(0)] = std::move(s);
     return success();
   }
@@ -197,10 +199,11 @@ LogicalResult KernelEmitter::lowerMatmul(linalg::MatmulOp op, IRMapping &map) {
   // P's 16-bit accumulator layout is the A operand's as it is (the C -> A
   // reuse of #flash.frag<acc>).
   Fragment out = *acc;
+  Value slot = map.lookup(bLoad.getSlot());
   if (accMma(op) == MmaKind::Wgmma)
-    emitPVWgmma(p->regs, out.regs, curStage);
+    emitPVWgmma(p->regs, out.regs, slot);
   else
-    emitPV(p->regs, out.regs, curStage);
+    emitPV(p->regs, out.regs, slot);
   frags[op.getResult(0)] = std::move(out);
   return success();
 }

@@ -3,8 +3,8 @@
 // The memory side of the FA2 kernel: the XOR swizzle of shared-memory tiles
 // (or wgmma's 128-byte-swizzle canonical layout), 16-byte cp.async copies of
 // Q and of K/V blocks (zero-filled past the sequence end, gathered per row
-// for paged K/V), ldmatrix, and FA3's producer warpgroup that fills the
-// K/V ring and publishes each block on an mbarrier; flash.tile_store of
+// for paged K/V; Pipeline.cpp decides when and into which slot), ldmatrix;
+// flash.tile_store of
 // the epilogue's O (16-bit O staged through the shared memory Q used and
 // written out in 16-byte chunks, split-KV's f32 partial O straight from the
 // registers) and of LSE (one lane per row); reads of captures (the tensors
@@ -183,63 +183,6 @@ SmallVector<Value> KernelEmitter::ldmatrix(Value byteOffset, bool transpose) {
   return regs;
 }
 
-void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
-                                 Value anyBlock) {
-  if (launchThreads() > 256)
-    NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(kProducerRegs),
-        NVVM::SetMaxRegisterActionAttr::get(
-            ctx, NVVM::SetMaxRegisterAction::decrease));
-  cpTid = sub(tid, c(threads));
-  // 128 threads split every K/V block: the verifier's wgmma = true and the
-  // wgmma checks (head dim % 64, block_n % 16) make its chunks a multiple.
-  cpThreads = 128;
-  // The run's blocks, right to left (flash-tile's order).
-  Value blocks = sel(
-      anyBlock,
-      add(arith::DivSIOp::create(b, loc, sub(firstCol, lastCol), c(bn)), c(1)),
-      c(0));
-  // A block is published once this thread's copies of it landed (at most
-  // `pending` later groups in flight) and are fenced into the async proxy.
-  auto publish = [&](int64_t pending, Value block) {
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
-    fenceAsyncProxy();
-    arriveOn(mbarrier(true, arith::RemUIOp::create(b, loc, block, c(stages))));
-  };
-  // (stage, round): block i goes to stage i % stages in round i / stages.
-  auto loop = scf::ForOp::create(b, loc, c(0), blocks, c(1), ValueRange{});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value i = loop.getInductionVar();
-    Value stage = arith::RemUIOp::create(b, loc, i, c(stages));
-    Value round = arith::DivUIOp::create(b, loc, i, c(stages));
-    // Round r > 0 reuses the stage: wait until the consumers released round
-    // r - 1 (that phase of empty[stage] has parity (r - 1) & 1).
-    auto reuse = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::uge, i, c(stages)), false);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&reuse.getThenRegion().front());
-      waitParity(mbarrier(false, stage),
-                 arith::RemUIOp::create(b, loc, sub(round, c(1)), c(2)));
-    }
-    emitKVCopy(sub(firstCol, mul(i, c(bn))), stage);
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    // The previous block (this one may still be in flight).
-    auto prev = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::uge, i, c(1)), false);
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPointToStart(&prev.getThenRegion().front());
-    publish(1, sub(i, c(1)));
-  }
-  auto last = scf::IfOp::create(
-      b, loc, cmp(arith::CmpIPredicate::sgt, blocks, c(0)), false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&last.getThenRegion().front());
-  publish(0, sub(blocks, c(1)));
-}
-
 LogicalResult KernelEmitter::lowerStore(TileStoreOp op, IRMapping &map) {
   bool isO = op == t.oStore;
   if (!isO && op != t.lseStore)
@@ -256,14 +199,10 @@ LogicalResult KernelEmitter::lowerStore(TileStoreOp op, IRMapping &map) {
   Value rows = lift(op.getCount(), map);
   if (!row0 || !rows)
     return failure();
-  if (!epilogueFenced) {
-    // No copy may still be writing (a program with no KV block never
-    // waited for its Q), and every warp must be done reading Q before O
-    // overwrites it.
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-    syncConsumers();
-    epilogueFenced = true;
-  }
+  // The pipeline's drain (Pipeline.cpp), before O overwrites Q's shared
+  // memory.
+  if (drainPending)
+    lowerDrain();
   int64_t dTiles = d / 8;
   auto ifRow = [&](Value cond, function_ref<void()> body) {
     auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);

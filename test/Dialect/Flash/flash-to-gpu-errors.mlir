@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-to-gpu -split-input-file -verify-diagnostics
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu -split-input-file -verify-diagnostics
 
 // What flash-to-gpu does not generate yet is refused at the op, not
 // miscompiled: f32 is the CPU path's type.

@@ -3,10 +3,10 @@
 // and so are layouts it cannot lower (a tile load in registers, an MMA kind
 // that is not the config's).
 // RUN: not flash-opt %s --flash-tile --flash-online-softmax --flash-to-gpu 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts \
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv \
 // RUN:   | sed -e 's/tensor<32x32xf16, #flash.frag<smem, mma_sync>>/tensor<32x32xf16, #flash.frag<acc, mma_sync>>/g' \
 // RUN:   | not flash-opt --flash-to-gpu 2>&1 | FileCheck %s --check-prefix=LOAD
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts \
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv \
 // RUN:   | sed -e 's/mma_sync>/wgmma>/g' \
 // RUN:   | not flash-opt --flash-to-gpu 2>&1 | FileCheck %s --check-prefix=MMA
 

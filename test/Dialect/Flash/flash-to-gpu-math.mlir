@@ -1,5 +1,5 @@
-// RUN: sed -e 's/, wgmma = true//' %s | flash-opt --flash-tile --flash-online-softmax --flash-assign-layouts --flash-to-gpu --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,MMA
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-to-gpu="chip=sm_90a" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,WG
+// RUN: sed -e 's/, wgmma = true//' %s | flash-opt --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,MMA
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu="chip=sm_90a" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,WG
 
 // The arithmetic of the GPU kernels flash-to-gpu emits, pinned formula by
 // formula (no GPU runs in CI; bench/correctness.py runs the kernels on an

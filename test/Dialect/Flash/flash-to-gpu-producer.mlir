@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu="chip=sm_90a" | FileCheck %s
 
 // `producer = true` (FA3's warp specialization, with wgmma): one more
 // warpgroup (threads 256-383) loads K/V into a 3-stage ring guarded by

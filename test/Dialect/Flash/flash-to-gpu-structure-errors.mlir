@@ -1,4 +1,4 @@
-// RUN: flash-opt %s -split-input-file --flash-online-softmax --flash-assign-layouts --flash-to-gpu=chip=sm_90 -verify-diagnostics
+// RUN: flash-opt %s -split-input-file --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu=chip=sm_90 -verify-diagnostics
 // RUN: not flash-opt %s -split-input-file --flash-to-gpu=chip=sm_90 2>&1 | FileCheck %s --check-prefix=UNEXPANDED
 
 // flash-to-gpu reads the tile-level ops and refuses, at the op, what it

@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-to-gpu="chip=sm_90a" -split-input-file -verify-diagnostics
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu="chip=sm_90a" -split-input-file -verify-diagnostics
 
 // What the wgmma path does not generate is refused at the op.
 !T = memref<?x?x?x32xbf16, strided<[?, ?, ?, 1], offset: ?>>

@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-to-gpu="chip=sm_90a" -split-input-file | FileCheck %s
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu="chip=sm_90a" -split-input-file | FileCheck %s
 
 // The sm_90a warpgroup-MMA kernel of a `wgmma = true` configuration: one
 // warpgroup (4 warps) per 64 rows.

@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-to-gpu -split-input-file | FileCheck %s
+// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu -split-input-file | FileCheck %s
 
 // A small causal f16 kernel (2 warps, 32 x 16 tiles, head dim 32), so that
 // the structure of the generated FA2 kernel stays readable.

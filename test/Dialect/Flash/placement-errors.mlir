@@ -1,5 +1,5 @@
 // RUN: flash-opt %s -split-input-file -verify-diagnostics \
-// RUN:   --pass-pipeline='builtin.module(flash-tile,flash-online-softmax,flash-assign-layouts,flash-to-gpu)'
+// RUN:   --pass-pipeline='builtin.module(flash-tile,flash-online-softmax,flash-assign-layouts,flash-pipeline-kv,flash-to-gpu)'
 
 // Hardening (issue #14), class "placement": an attention that is not host
 // code in a func.func gets a diagnostic at the op from flash-to-gpu (which

@@ -243,6 +243,10 @@ LogicalResult TileLoadOp::verify() {
     if (type.getRank() != 2 || !type.getElementType().isInteger(32))
       return emitOpError("block table must be an i32 [batch, pages] memref");
   }
+  // A slot names where the K/V pipeline put this iteration's block.
+  if (getSlot() && !isa<KVLoopOp>((*this)->getParentOp()))
+    return emitOpError("reads a pipeline slot only as a K/V load of a "
+                       "flash.kv_loop body");
   return success();
 }
 

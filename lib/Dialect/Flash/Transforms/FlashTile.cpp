@@ -259,7 +259,8 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
         cast<MemRefType>(src.getType()).getElementType());
   };
   Value qBlock = TileLoadOp::create(rewriter, loc, tileOf(q, bm), q, b, head,
-                                    row0, seqQ, /*block_table=*/Value());
+                                    row0, seqQ, /*block_table=*/Value(),
+                                    /*slot=*/Value());
 
   // Online-softmax state: acc = 0, m = -inf, l = 0.
   auto fill = [&](RankedTensorType type, float value) -> Value {
@@ -318,9 +319,11 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
     ValueRange args = loop.getRegionIterArgs();
     Value col0 = lib.mul(loop.getBlockIndex(), lib.c(bn));
     Value kBlock = TileLoadOp::create(rewriter, loc, tileOf(k, bn), k, b,
-                                      kvHead, col0, seqK, table);
+                                      kvHead, col0, seqK, table,
+                                      /*slot=*/Value());
     Value vBlock = TileLoadOp::create(rewriter, loc, tileOf(v, bn), v, b,
-                                      kvHead, col0, seqK, table);
+                                      kvHead, col0, seqK, table,
+                                      /*slot=*/Value());
     auto update = TileUpdateOp::create(
         rewriter, loc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
         vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,

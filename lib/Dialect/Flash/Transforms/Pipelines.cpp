@@ -144,6 +144,9 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   // when it lowers the ops onto registers.
   pm.addPass(createFlashOnlineSoftmax());
   pm.addPass(createFlashAssignLayouts());
+  // The K/V copy schedule (cp.async prefetch or the producer's ring) as
+  // ops, which flash-to-gpu lowers instead of deciding.
+  pm.addPass(createFlashPipelineKV());
   // The tensor form: flash-tile put each op on buffers (to_buffer of the
   // inputs, allocated outputs, to_tensor of the results). Bufferizing only
   // the function boundary (the tile code inside the grids stays as
@@ -235,7 +238,8 @@ void mlir::flash::registerFlashPassesAndPipelines() {
       "flash-lower-to-gpu",
       "Compile flash.attention (bf16/f16, memref or tensor form) for NVIDIA "
       "GPUs: flash-fold-gqa, flash-plan, flash-split-kv, flash-tile, "
-      "flash-online-softmax, flash-assign-layouts, flash-to-gpu, NVVM, "
+      "flash-online-softmax, flash-assign-layouts, flash-pipeline-kv, "
+      "flash-to-gpu, NVVM, "
       "gpu-module-to-binary and the host lowering "
       "(mgpu* runtime calls)",
       [](OpPassManager &pm, StringRef optionsText,

@@ -54,6 +54,9 @@ constexpr int64_t kUnboundedWindow = int64_t(1) << 62;
 std::pair<int64_t, int64_t>
 getWindowBounds(std::optional<ArrayRef<int64_t>> window);
 
+/// True for the K/V pipeline ops (flash.pipeline_*, FlashPipelineOps.td).
+bool isPipelineOp(Operation *op);
+
 } // namespace mlir::flash
 
 #define GET_OP_CLASSES

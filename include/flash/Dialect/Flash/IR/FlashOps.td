@@ -350,5 +350,6 @@ def Flash_TileFinalizeOp : Flash_Op<"tile_finalize", [Pure]> {
 }
 
 include "flash/Dialect/Flash/IR/FlashTileOps.td"
+include "flash/Dialect/Flash/IR/FlashPipelineOps.td"
 
 #endif // FLASH_DIALECT_FLASH_IR_FLASHOPS_TD

@@ -98,7 +98,8 @@ def Flash_KVLoopOp : Flash_Op<"kv_loop", [
     proved fully visible: no element mask) or `masked_left` (the left window
     edge). flash-tile's runs of one program visit one contiguous descending
     sequence of blocks, which lets the GPU prefetch "the next block" across
-    them.
+    them: flash-pipeline-kv threads the K/V pipeline's slot (and phase) as
+    the last iter_args (index) through every run.
 
     ```mlir
     %acc, %m, %l = flash.kv_loop %j = %lo to %hi reversed
@@ -133,7 +134,8 @@ def Flash_YieldOp : Flash_Op<"yield", [
 }
 
 def Flash_TileLoadOp : Flash_Op<"tile_load", [
-    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    AttrSizedOperandSegments]> {
   let summary = "Reads a [rows, dim] block of one (batch, head) plane";
   let description = [{
     Reads rows `start .. start + R` of the `[seq, dim]` plane `(batch, head)`
@@ -145,18 +147,25 @@ def Flash_TileLoadOp : Flash_Op<"tile_load", [
     `[num_pages, H, page_size, D]`: row `j` of sequence `batch` is slot
     `j % page_size` of page `table[batch, j / page_size]`.
 
+    With `slot(%s)` (written by flash-pipeline-kv, K/V loads in a KV loop
+    only) the tile is the one the K/V pipeline put into shared-memory slot
+    `%s` (see FlashPipelineOps.td): the GPU lowering reads it there instead
+    of issuing the copy.
+
     ```mlir
-    %k = flash.tile_load %key[%b, %kvh, %col] limit %seq_k
+    %k = flash.tile_load %key[%b, %kvh, %col] limit %seq_k slot(%s)
         : memref<?x8x?x128xbf16> -> tensor<64x128xbf16>
     ```
   }];
   let arguments = (ins AnyMemRef:$source, Index:$batch, Index:$head,
                        Index:$start, Index:$limit,
-                       Optional<AnyMemRef>:$block_table);
+                       Optional<AnyMemRef>:$block_table,
+                       Optional<Index>:$slot);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $source `[` $batch `,` $head `,` $start `]` `limit` $limit
     (`pages` `(` $block_table^ `:` type($block_table) `)`)?
+    (`slot` `(` $slot^ `)`)?
     attr-dict `:` type($source) `->` type($result)
   }];
   let hasVerifier = 1;

@@ -297,6 +297,41 @@ def FlashAssignLayouts : Pass<"flash-assign-layouts"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def FlashPipelineKV : Pass<"flash-pipeline-kv"> {
+  let summary = "Write the software pipeline of the K/V blocks into each "
+                "attention grid";
+  let description = [{
+    The GPU pipeline's stage between `flash-assign-layouts` and
+    `flash-to-gpu`: the schedule of the K/V copies, which `flash-to-gpu`
+    lowers op by op instead of deciding, from the grid's `#flash.config`
+    (`stages`, `producer`), as the `flash.pipeline_*` ops:
+
+    * cp.async (FA2): `flash.pipeline_prologue` before the KV loops puts
+      the first `stages - 1` blocks in flight; each iteration begins with
+      `flash.pipeline_wait` (its block landed: `pending = stages - 2`, then
+      a barrier) and `flash.pipeline_prefetch` (the block `distance =
+      stages - 1` ahead, into the slot read last iteration);
+    * producer warpgroup (FA3, `producer = true`): `flash.pipeline_producer`
+      before the loops streams every block through a ring of `stages`
+      slots; each iteration begins with `flash.pipeline_acquire` (wait on
+      `full[slot]` at the phase parity) and ends with
+      `flash.pipeline_release` (arrive on `empty[slot]`);
+    * both: `flash.pipeline_advance` gives the next slot (and phase), which
+      every `flash.kv_loop` carries as trailing iter_args (slot, then
+      phase) from the start op's results through all of flash-tile's peeled
+      loops, whose blocks form one run; the K/V `flash.tile_load`s name the
+      slot they read (`slot(%s)`); `flash.pipeline_drain` after the last
+      loop frees shared memory for the epilogue.
+
+    A grid that already has pipeline ops is left as it is (running the pass
+    twice changes nothing); combine grids and grids without KV loops too.
+    A config of fewer than 2 stages, or a KV loop without K/V tile loads,
+    is an error at the op. Canonicalize and cse between this pass and the
+    next change nothing (the pipeline ops have memory effects; only the
+    advance is pure, and the loops yield it).
+  }];
+}
+
 def FlashCheckLowered : Pass<"flash-check-lowered", "::mlir::ModuleOp"> {
   let summary = "Fail at the first op a lowering to the LLVM dialect left";
   let description = [{

@@ -1,0 +1,366 @@
+//===- Pipeline.cpp - The K/V pipeline ops of flash-to-gpu ----------------===//
+//
+// Lowers flash-pipeline-kv's ops (FlashPipelineOps.td) onto the kernel:
+// the prologue's cp.async groups of the first `stages - 1` K/V blocks (Q
+// joining the first), each iteration's cp.async.wait_group + barrier and
+// prefetch of the block `distance` ahead into the slot read last, or, with
+// a producer warpgroup, the role split, the producer's loop over the run's
+// blocks into the mbarrier ring and the consumers' full-barrier wait and
+// empty-barrier arrive; the slot (and phase) each advance gives, and the
+// drain before the epilogue. The schedule is the ops'; checkPipeline
+// refuses a grid whose K/V loads have no pipeline ops, or whose ops do not
+// fit together the way the kernel streams one run of blocks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelEmitter.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace mlir::flash::gpu_kernel {
+
+/// The ops of `loop`'s body that the pipeline of loop `li` must have, in
+/// order from the top: (wait, prefetch, advance) or (acquire, advance).
+static LogicalResult checkLoopPipeline(TiledAttention &t, int64_t li,
+                                       ValueRange state, bool producer,
+                                       int64_t stages) {
+  KVLoopOp loop = t.loops[li];
+  LoopPipeline pipe;
+  size_t n = producer ? 2 : 1;
+  auto args = loop.getRegionIterArgs();
+  if (args.size() < n || state.size() != n ||
+      ValueRange(loop.getInits().take_back(n)) != state)
+    return loop.emitOpError("flash-to-gpu: a KV loop must carry the K/V "
+                            "pipeline's ")
+           << (producer ? "slot and phase" : "slot")
+           << " as its last iter_args, from the pipeline's start or the "
+              "previous KV loop";
+  Value slot = args[args.size() - n];
+  Value phase = producer ? args.back() : Value();
+  Block &body = loop.getBody().front();
+  auto it = body.begin();
+  auto next = [&]() -> Operation * {
+    return it == body.end() ? nullptr : &*it++;
+  };
+  if (producer) {
+    pipe.acquire = dyn_cast_or_null<PipelineAcquireOp>(next());
+  } else {
+    pipe.wait = dyn_cast_or_null<PipelineWaitOp>(next());
+    pipe.prefetch = dyn_cast_or_null<PipelinePrefetchOp>(next());
+  }
+  pipe.advance = dyn_cast_or_null<PipelineAdvanceOp>(next());
+  if (producer) {
+    Operation *beforeYield = body.getTerminator()->getPrevNode();
+    pipe.release = dyn_cast_or_null<PipelineReleaseOp>(beforeYield);
+  }
+  bool top = pipe.advance && (producer ? pipe.acquire && pipe.release
+                                       : pipe.wait && pipe.prefetch);
+  if (!top)
+    return loop.emitOpError("flash-to-gpu: a KV loop's body must begin with ")
+           << (producer ? "flash.pipeline_acquire, flash.pipeline_advance "
+                          "and end with flash.pipeline_release"
+                        : "flash.pipeline_wait, flash.pipeline_prefetch, "
+                          "flash.pipeline_advance");
+  if (pipe.advance.getSlot() != slot || pipe.advance.getPhase() != phase ||
+      (pipe.acquire && (pipe.acquire.getSlot() != slot ||
+                        pipe.acquire.getPhase() != phase)) ||
+      (pipe.release && pipe.release.getSlot() != slot) ||
+      (pipe.wait && pipe.wait.getSlot() != slot) ||
+      (pipe.prefetch && pipe.prefetch.getSlot() != slot))
+    return loop.emitOpError("flash-to-gpu: the pipeline ops of a KV loop "
+                            "must use its slot") << (producer ? " and phase" : "")
+           << " iter_args";
+  // The prefetch refills the slot the wait freed: the block stages - 1
+  // ahead, the only one that lands where no warp reads any more.
+  if (pipe.prefetch && pipe.prefetch.getDistance() != stages - 1)
+    return pipe.prefetch.emitOpError("flash-to-gpu: a prefetch distance of ")
+           << pipe.prefetch.getDistance() << " is not lowered; the block "
+           << "stages - 1 = " << stages - 1
+           << " ahead refills the slot the wait freed";
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (ValueRange(yield.getValues().take_back(n)) != pipe.advance.getNext())
+    return loop.emitOpError("flash-to-gpu: a KV loop must yield its "
+                            "pipeline advance as its last values");
+  for (TileLoadOp load : {t.kLoads[li], t.vLoads[li]})
+    if (load.getSlot() != slot)
+      return load.emitOpError("flash-to-gpu: a K/V tile load must read its "
+                              "KV loop's pipeline slot");
+  WalkResult stray = loop.getBody().walk([&](Operation *op) {
+    if (!isPipelineOp(op) || op == pipe.wait || op == pipe.prefetch ||
+        op == pipe.acquire || op == pipe.release || op == pipe.advance)
+      return WalkResult::advance();
+    op->emitOpError("flash-to-gpu: unexpected pipeline op in a KV loop");
+    return WalkResult::interrupt();
+  });
+  if (stray.wasInterrupted())
+    return failure();
+  pipe.stateBegin = args.size() - n;
+  t.pipes.push_back(pipe);
+  return success();
+}
+
+LogicalResult checkPipeline(TiledAttention &t) {
+  GridOp grid = t.grid;
+  ConfigAttr config = *grid.getConfig();
+  bool producer = config.getProducer();
+  Block &body = grid.getBody().front();
+  for (Operation &op : body) {
+    if (isa<PipelinePrologueOp, PipelineProducerOp>(op)) {
+      if (t.pipelineStart)
+        return op.emitOpError("flash-to-gpu: an attention grid starts one "
+                              "K/V pipeline");
+      t.pipelineStart = &op;
+    } else if (auto drain = dyn_cast<PipelineDrainOp>(op)) {
+      if (t.drain)
+        return op.emitOpError("flash-to-gpu: an attention grid drains its "
+                              "K/V pipeline once");
+      t.drain = drain;
+    }
+  }
+  if (!t.pipelineStart)
+    return t.loops.front().emitOpError(
+        "flash-to-gpu: the K/V loads of the KV loops are not pipelined (no "
+        "flash.pipeline_prologue or flash.pipeline_producer in the grid): "
+        "run flash-pipeline-kv first");
+  // The op verifiers tie each op to the config's mode and stages.
+  if (!t.pipelineStart->isBeforeInBlock(t.loops.front()))
+    return t.pipelineStart->emitOpError(
+        "flash-to-gpu: the K/V pipeline must start before the first KV loop");
+  if (!t.drain || !t.loops.back()->isBeforeInBlock(t.drain) ||
+      !t.drain->isBeforeInBlock(t.oStore) ||
+      (t.lseStore && !t.drain->isBeforeInBlock(t.lseStore)))
+    return t.loops.back().emitOpError(
+        "flash-to-gpu: the K/V pipeline must be drained (flash.pipeline_"
+        "drain) after the last KV loop and before the epilogue's stores");
+  ValueRange state = t.pipelineStart->getResults();
+  int64_t stages = config.getNumStages();
+  for (int64_t li = 0, e = t.loops.size(); li < e; ++li) {
+    if (failed(checkLoopPipeline(t, li, state, producer, stages)))
+      return failure();
+    state = t.loops[li].getResults().take_back(state.size());
+  }
+  return success();
+}
+
+void KernelEmitter::lowerPipelineStart(IRMapping &map, Value row0) {
+  int64_t numLoops = t.loops.size();
+  auto startAt = [&](int64_t li, Value j) -> Value {
+    IRMapping local = map;
+    return this->startAt(li, j, local);
+  };
+  // The loops visit one contiguous descending run of blocks (flash-tile's
+  // order, also across its peeled loops and within a split): the block k
+  // ahead of the one at column c starts at c - k * BN and exists iff it is
+  // not left of the run's last block.
+  Value none = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  Value firstCol = c(0), anyBlock = none;
+  lastCol = c(0);
+  for (int64_t li = numLoops - 1; li >= 0; --li) {
+    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
+    firstCol = sel(has, startAt(li, c(0)), firstCol);
+    anyBlock = arith::OrIOp::create(b, loc, has, anyBlock);
+  }
+  for (int64_t li = 0; li < numLoops; ++li) {
+    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
+    lastCol = sel(has, startAt(li, sub(trips[li], c(1))), lastCol);
+  }
+
+  cpTid = tid;
+  if (isa<PipelineProducerOp>(t.pipelineStart)) {
+    // FA3's warp specialization: the producer warpgroup fills the K/V ring,
+    // the consumers wait on full[stage] and release through empty[stage];
+    // consumer warpgroups never wait on each other.
+    Value first = cmp(arith::CmpIPredicate::eq, tid, c(0));
+    auto init = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&init.getThenRegion().front());
+      for (int64_t st = 0; st < stages; ++st) {
+        NVVM::MBarrierInitOp::create(b, loc, mbarrier(true, c(st)), ci32(128),
+                                     Value());
+        NVVM::MBarrierInitOp::create(b, loc, mbarrier(false, c(st)),
+                                     ci32(threads), Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    }
+    gpu::BarrierOp::create(b, loc);
+    auto role = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::uge, tid, c(threads)),
+        /*withElse=*/true);
+    consumerRole = role;
+    b.setInsertionPointToStart(&role.getThenRegion().front());
+    emitProducer(firstCol, lastCol, anyBlock);
+    b.setInsertionPointToStart(&role.getElseRegion().front());
+    cpTid = tid;
+    cpThreads = threads;
+    // 8 consumer warps and the producer: the producer gives most of its
+    // registers to the consumers (kConsumerRegs).
+    if (launchThreads() > 256)
+      NVVM::SetMaxRegisterOp::create(
+          b, loc, b.getI32IntegerAttr(kConsumerRegs),
+          NVVM::SetMaxRegisterActionAttr::get(
+              ctx, NVVM::SetMaxRegisterAction::increase));
+    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    fenceAsyncProxy();
+    syncConsumers();
+  } else {
+    // Prologue: Q and the first `stages - 1` K/V blocks in flight, one
+    // commit group each (Q joins the first).
+    auto prologue = cast<PipelinePrologueOp>(t.pipelineStart);
+    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
+    for (int64_t ahead = 0; ahead + 1 < prologue.getStages(); ++ahead) {
+      Value col = sub(firstCol, c(ahead * bn));
+      Value ok = arith::AndIOp::create(
+          b, loc, anyBlock, cmp(arith::CmpIPredicate::sge, col, lastCol));
+      auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+        emitKVCopy(col, c(ahead));
+      }
+      NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    }
+  }
+  // The run's first block is in slot 0, at phase parity 0.
+  for (Value result : t.pipelineStart->getResults())
+    map.map(result, c(0));
+}
+
+void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
+                                 Value anyBlock) {
+  if (launchThreads() > 256)
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(kProducerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::decrease));
+  cpTid = sub(tid, c(threads));
+  // 128 threads split every K/V block: the verifier's wgmma = true and the
+  // wgmma checks (head dim % 64, block_n % 16) make its chunks a multiple.
+  cpThreads = 128;
+  // The run's blocks, right to left (flash-tile's order).
+  Value blocks = sel(
+      anyBlock,
+      add(arith::DivSIOp::create(b, loc, sub(firstCol, lastCol), c(bn)), c(1)),
+      c(0));
+  // A block is published once this thread's copies of it landed (at most
+  // `pending` later groups in flight) and are fenced into the async proxy.
+  auto publish = [&](int64_t pending, Value block) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+    fenceAsyncProxy();
+    arriveOn(mbarrier(true, arith::RemUIOp::create(b, loc, block, c(stages))));
+  };
+  // (stage, round): block i goes to stage i % stages in round i / stages.
+  auto loop = scf::ForOp::create(b, loc, c(0), blocks, c(1), ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = loop.getInductionVar();
+    Value stage = arith::RemUIOp::create(b, loc, i, c(stages));
+    Value round = arith::DivUIOp::create(b, loc, i, c(stages));
+    // Round r > 0 reuses the stage: wait until the consumers released round
+    // r - 1 (that phase of empty[stage] has parity (r - 1) & 1).
+    auto reuse = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::uge, i, c(stages)), false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&reuse.getThenRegion().front());
+      waitParity(mbarrier(false, stage),
+                 arith::RemUIOp::create(b, loc, sub(round, c(1)), c(2)));
+    }
+    emitKVCopy(sub(firstCol, mul(i, c(bn))), stage);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    // The previous block (this one may still be in flight).
+    auto prev = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::uge, i, c(1)), false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&prev.getThenRegion().front());
+    publish(1, sub(i, c(1)));
+  }
+  auto last = scf::IfOp::create(
+      b, loc, cmp(arith::CmpIPredicate::sgt, blocks, c(0)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&last.getThenRegion().front());
+  publish(0, sub(blocks, c(1)));
+}
+
+SmallVector<Value> KernelEmitter::lowerIterationStart(int64_t li, Value col0,
+                                                      IRMapping &local) {
+  LoopPipeline &pipe = t.pipes[li];
+  Value stage = local.lookup(pipe.advance.getSlot());
+  Value stagePlus = add(stage, c(1));
+  Value wraps = cmp(arith::CmpIPredicate::eq, stagePlus, c(stages));
+  SmallVector<Value> next;
+  if (pipe.acquire) {
+    // The producer fenced the block into the async proxy before its
+    // arrive; the wait acquires it.
+    Value phase = local.lookup(pipe.acquire.getPhase());
+    waitParity(mbarrier(true, stage), phase);
+    next = {sel(wraps, c(0), stagePlus), sel(wraps, sub(c(1), phase), phase)};
+  } else {
+    // This block has landed (and Q, the first time): at most `pending`
+    // (stages - 2) later groups may still be in flight. Every warp is done
+    // with the stage read last iteration, which the block `stages - 1`
+    // ahead now overwrites.
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, pipe.wait.getPending());
+    // wgmma reads shared memory through the async proxy: each thread's
+    // cp.async writes are fenced into it before the barrier publishes
+    // them.
+    if (wg)
+      fenceAsyncProxy();
+    gpu::BarrierOp::create(b, loc);
+    Value nextStart = sub(col0, c(pipe.prefetch.getDistance() * bn));
+    Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
+    // (stage + distance) mod stages = (stage - 1) mod stages (checkPipeline:
+    // distance = stages - 1); 1 - stage for the double buffer.
+    Value fillStage = stages == 2
+                          ? sub(c(1), stage)
+                          : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
+                                c(stages - 1), sub(stage, c(1)));
+    {
+      auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+      emitKVCopy(nextStart, fillStage);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    // The double buffer's next slot is the one just filled.
+    next = {stages == 2 ? fillStage : sel(wraps, c(0), stagePlus)};
+  }
+  for (auto [result, value] : llvm::zip(pipe.advance.getNext(), next))
+    local.map(result, value);
+  return next;
+}
+
+LogicalResult KernelEmitter::lowerPipelineOp(Operation *op, IRMapping &map) {
+  // Both GEMMs have waited for their reads of this stage.
+  if (auto release = dyn_cast<PipelineReleaseOp>(op)) {
+    arriveOn(mbarrier(false, map.lookup(release.getSlot())));
+    return success();
+  }
+  // Lowered right before the epilogue's first shared-memory write
+  // (lowerStore), after the store's own index computations.
+  if (isa<PipelineDrainOp>(op)) {
+    drainPending = true;
+    return success();
+  }
+  // The start op and an iteration's wait/prefetch/acquire/advance were
+  // lowered where the kernel's schedule begins (lowerPipelineStart,
+  // lowerIterationStart).
+  return success();
+}
+
+void KernelEmitter::lowerDrain() {
+  // No copy may still be writing (a program with no KV block never
+  // waited for its Q), and every warp must be done reading Q before O
+  // overwrites it.
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  syncConsumers();
+  drainPending = false;
+}
+
+} // namespace mlir::flash::gpu_kernel
