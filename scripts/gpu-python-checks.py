@@ -58,25 +58,7 @@ def variants():
     return PREFILL + PREFILL_OPTIONS + DECODE
 
 
-# The blockmask step's mask_mods (the regions of scripts/gen-mods-variants.py):
-# documents doc[b, i] == doc[b, j] (ids i32 [B, L]) and prefix-LM
-# j <= i or j < prefix[b] (i32 [B]).
-DOC_MASK = """
-^bb0(%b: index, %h: index, %i: index, %j: index, %doc: memref<?x?xi32>):
-  %di = memref.load %doc[%b, %i] : memref<?x?xi32>
-  %dj = memref.load %doc[%b, %j] : memref<?x?xi32>
-  %same = arith.cmpi eq, %di, %dj : i32
-  flash.yield %same : i1
-"""
-PREFIX_MASK = """
-^bb0(%b: index, %h: index, %i: index, %j: index, %p: memref<?xi32>):
-  %n = memref.load %p[%b] : memref<?xi32>
-  %prefix = arith.index_cast %n : i32 to index
-  %past = arith.cmpi sle, %j, %i : index
-  %inside = arith.cmpi slt, %j, %prefix : index
-  %visible = arith.ori %past, %inside : i1
-  flash.yield %visible : i1
-"""
+# The blockmask step's mask_mods: documents and prefix-LM (flashmlir.blockmask).
 BM_ROWS = 128
 BM_HEADS = (8, 2)
 BM_DIMS = (64, 128)
@@ -96,8 +78,11 @@ def blockmask_variants():
         k = torch.empty(b, hkv, l, d, dtype=torch.bfloat16, device="meta")
         hint = flashmlir.BlockMask(torch.zeros(b, 1, -(-l // BM_ROWS), 4, dtype=torch.int32,
                                                device="meta"), BM_ROWS)
-        for mask, cap in ((DOC_MASK, torch.empty(b, l, dtype=torch.int32, device="meta")),
-                          (PREFIX_MASK, torch.empty(b, dtype=torch.int32, device="meta"))):
+        masks = flashmlir.blockmask
+        for mask, cap in ((masks.DOC_MASK_MOD,
+                           torch.empty(b, l, dtype=torch.int32, device="meta")),
+                          (masks.PREFIX_LM_MASK_MOD,
+                           torch.empty(b, dtype=torch.int32, device="meta"))):
             for bm in (None, hint):
                 out.append(flashmlir.variant_for(q, k, k, mask_mod=mask, captures=[cap],
                                                  block_mask=bm))
@@ -407,12 +392,12 @@ def run_blockmask(quick, log):
             ndocs = int(torch.randint(2, 25, (1,), device="cuda", generator=gen))
             doc = torch.sort(torch.randint(0, ndocs, (b, l), device="cuda", generator=gen),
                              dim=1).values.to(torch.int32)
-            mask, cap = DOC_MASK, doc
+            mask, cap = flashmlir.blockmask.DOC_MASK_MOD, doc
             visible = (doc[:, None, :, None] == doc[:, None, None, :])
             bm = flashmlir.BlockMask(flashmlir.doc_block_mask(doc, 1, l, l, BM_ROWS), BM_ROWS)
         else:
             prefix = torch.randint(0, l, (b,), device="cuda", generator=gen).to(torch.int32)
-            mask, cap = PREFIX_MASK, prefix
+            mask, cap = flashmlir.blockmask.PREFIX_LM_MASK_MOD, prefix
             visible = ((pos[None, None, None, :] <= pos[None, None, :, None])
                        | (pos[None, None, None, :] < prefix[:, None, None, None]))
             bm = flashmlir.block_mask_from_mask(

@@ -19,7 +19,8 @@ promise gives undefined results, as FlexAttention's does, so the hint is
 best computed from the mask (block_mask_from_mask, doc_block_mask).
 """
 
-__all__ = ["BlockMask", "block_mask_from_mask", "doc_block_mask"]
+__all__ = ["BlockMask", "block_mask_from_mask", "doc_block_mask", "DOC_MASK_MOD",
+           "PREFIX_LM_MASK_MOD"]
 
 
 def _error(msg):
@@ -174,6 +175,28 @@ def block_mask_from_mask(mask, B, H, Lq, Lk, rows=128, device=None):
     if device is not None:
         hint = hint.to(device)
     return BlockMask(hint, rows)
+
+
+# The mask_mods whose hints this module computes, as flash.attention regions
+# (the text is part of a variant's name, so callers share this one copy):
+# documents doc[b, i] == doc[b, j] (ids i32 [B, L]), and prefix-LM
+# j <= i or j < prefix[b] (i32 [B]).
+DOC_MASK_MOD = """
+^bb0(%b: index, %h: index, %i: index, %j: index, %doc: memref<?x?xi32>):
+  %di = memref.load %doc[%b, %i] : memref<?x?xi32>
+  %dj = memref.load %doc[%b, %j] : memref<?x?xi32>
+  %same = arith.cmpi eq, %di, %dj : i32
+  flash.yield %same : i1
+"""
+PREFIX_LM_MASK_MOD = """
+^bb0(%b: index, %h: index, %i: index, %j: index, %p: memref<?xi32>):
+  %n = memref.load %p[%b] : memref<?xi32>
+  %prefix = arith.index_cast %n : i32 to index
+  %past = arith.cmpi sle, %j, %i : index
+  %inside = arith.cmpi slt, %j, %prefix : index
+  %visible = arith.ori %past, %inside : i1
+  flash.yield %visible : i1
+"""
 
 
 def doc_block_mask(doc, hq, sq, sk, rows):

@@ -21,13 +21,7 @@ import torch
 import flashmlir
 from flashmlir import BlockMask, FlashError, Variant, block_mask_from_mask, doc_block_mask
 
-DOC = """
-^bb0(%b: index, %h: index, %i: index, %j: index, %doc: memref<?x?xi32>):
-  %di = memref.load %doc[%b, %i] : memref<?x?xi32>
-  %dj = memref.load %doc[%b, %j] : memref<?x?xi32>
-  %same = arith.cmpi eq, %di, %dj : i32
-  flash.yield %same : i1
-"""
+DOC = flashmlir.blockmask.DOC_MASK_MOD
 
 
 def brute(mask, rows):
