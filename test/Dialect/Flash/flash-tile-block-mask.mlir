@@ -10,9 +10,9 @@
 // intervals become blocks of BlockN = 32 (visible: floor(vlo / 32) to
 // ceil(vhi / 32), none when vhi <= vlo; full: ceil(flo / 32) to
 // floor(fhi / 32)) and narrow the causal ranges, clamped in order. The
-// three loops stay one descending run (masked_right, main, masked_left,
-// which a block mask always has); only the masked loops' updates carry the
-// mask_mod, so after flash-online-softmax the main loop has no mask at all.
+// loops stay one descending run (masked_right, mask_mod, main, mask_mod);
+// only the masked_right and mask_mod loops' updates carry the mask_mod, so
+// after flash-online-softmax the main loop has no mask at all.
 // A static 1 in the hint's batch dim broadcasts (index 0), the head dim
 // follows the grid's head. No static iteration counts (the hint is data);
 // the grid records block_mask_rows for the ABI record.
@@ -61,23 +61,36 @@
 // TILE-NEXT: %[[RS:.+]] = arith.maxsi %[[LB]], %[[T2]] : index
 // TILE-NEXT: %[[T3:.+]] = arith.minsi %[[FULLLO]], %[[RS]] : index
 // TILE-NEXT: %[[LE:.+]] = arith.maxsi %[[LB]], %[[T3]] : index
-// TILE: flash.kv_loop %{{.+}} = %[[RS]] to %[[UB]] reversed {{.*}} attributes {role = "masked_right"}
+// The runs, right to left: the causal band's blocks right of the unhinted
+// main loop's end (RS0) stay element-masked with the mask_mod; the blocks
+// the hint took out of the main loop get the mask_mod alone (role
+// mask_mod: causal keeps them whole, so no `masked`), on both sides of the
+// narrowed main loop (no left window: the left run starts at LB).
+// TILE: %[[RSC:.+]] = arith.minsi %[[RS0]], %[[UB]] : index
+// TILE-NEXT: %[[R1:.+]] = arith.maxsi %[[RS]], %[[RSC]] : index
+// TILE: flash.kv_loop %{{.+}} = %[[R1]] to %[[UB]] reversed {{.*}} attributes {role = "masked_right"}
 // TILE: flash.tile_update {{.*}} {causal, masked, scale = {{.*}}} : {{.*}} mask_mod {
+// TILE: memref.load %[[DOC]][%[[B]], %{{.+}}]
+// TILE: flash.kv_loop %{{.+}} = %[[RS]] to %[[R1]] reversed {{.*}} attributes {role = "mask_mod"}
+// TILE: flash.tile_update {{.*}} {causal, scale = {{.*}}} : {{.*}} mask_mod {
 // TILE: memref.load %[[DOC]][%[[B]], %{{.+}}]
 // TILE: flash.kv_loop %{{.+}} = %[[LE]] to %[[RS]] reversed {{.*}} attributes {role = "main"}
 // TILE: flash.tile_update {{.*}} {causal, scale = {{.*}}} : {{.*}}, tensor<64xf32>{{$}}
 // TILE-NEXT: flash.yield
-// TILE: flash.kv_loop %{{.+}} = %[[LB]] to %[[LE]] reversed {{.*}} attributes {role = "masked_left"}
-// TILE: flash.tile_update {{.*}} {causal, masked, scale = {{.*}}} : {{.*}} mask_mod {
+// TILE: flash.kv_loop %{{.+}} = %[[LB]] to %[[LE]] reversed {{.*}} attributes {role = "mask_mod"}
+// TILE: flash.tile_update {{.*}} {causal, scale = {{.*}}} : {{.*}} mask_mod {
+// TILE-NOT: flash.kv_loop
 // TILE: flash.tile_finalize
 
 // SOFTMAX-LABEL: func.func @docmask
 // SOFTMAX-SAME: %[[DOC:[^:]+]]: memref<?x?xi32>
 // SOFTMAX: role = "masked_right"
 // SOFTMAX: memref.load %[[DOC]]
+// SOFTMAX: role = "mask_mod"
+// SOFTMAX: memref.load %[[DOC]]
 // SOFTMAX: role = "main"
 // SOFTMAX-NOT: memref.load %[[DOC]]
-// SOFTMAX: role = "masked_left"
+// SOFTMAX: role = "mask_mod"
 // SOFTMAX: memref.load %[[DOC]]
 
 // Split-KV carries the hint: the partial attention keeps block_mask and its
@@ -88,8 +101,9 @@
 // SPLIT: arith.select
 // SPLIT: arith.muli %[[S]], %{{.+}} : index
 // SPLIT: role = "masked_right"
+// SPLIT: role = "mask_mod"
 // SPLIT: role = "main"
-// SPLIT: role = "masked_left"
+// SPLIT: role = "mask_mod"
 // SPLIT: flash.grid {{.*}} attributes {combine}
 
 // fold-gqa declines: a block mask needs a mask_mod, whose (h, i) would

@@ -94,7 +94,7 @@ func.func @grid_yields(%n: index, %x: index) {
 // -----
 
 func.func @loop_role(%n: index) {
-  // expected-error @+1 {{role must be masked_right, main or masked_left, not 'middle'}}
+  // expected-error @+1 {{role must be masked_right, main, mask_mod or masked_left, not 'middle'}}
   flash.kv_loop %j = %n to %n attributes {role = "middle"} {
     flash.yield
   }

@@ -201,9 +201,11 @@ LogicalResult KVLoopOp::verify() {
   for (auto [arg, init] : llvm::zip(getRegionIterArgs(), getInits()))
     if (arg.getType() != init.getType())
       return emitOpError("iter_arg types must match the inits");
-  if (!llvm::is_contained({"masked_right", "main", "masked_left"},
+  if (!llvm::is_contained({"masked_right", "main", "mask_mod", "masked_left"},
                           getRole()))
-    return emitOpError("role must be masked_right, main or masked_left, not '")
+    return emitOpError(
+               "role must be masked_right, main, mask_mod or masked_left, "
+               "not '")
            << getRole() << "'";
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || yield.getValues().getTypes() != getResultTypes())

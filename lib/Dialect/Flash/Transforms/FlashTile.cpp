@@ -278,6 +278,9 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   // The block mask narrows the blocks to visit and widens the mask-free
   // main loop to the blocks its hint says the mask_mod keeps whole.
   Value hint = op.getBlockMask();
+  // The ranges without the hint: its blocks are whole for causal, window and
+  // the key bound.
+  KVRanges<Value> free = ranges;
   if (hint)
     ranges = applyBlockMask(
         ib, ranges,
@@ -302,8 +305,8 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   UnitAttr logits = needsLogits(op) ? rewriter.getUnitAttr() : UnitAttr();
 
   // One KV loop over the blocks [lb, ub), right to left when `reversed`.
-  auto emitLoop = [&](Value lb, Value ub, bool masked, bool reversed,
-                      StringRef role) {
+  auto emitLoop = [&](Value lb, Value ub, bool masked, bool withMaskMod,
+                      bool reversed, StringRef role) {
     SmallVector<Type> stateTypes = {accType, rowType, rowType};
     auto loop = KVLoopOp::create(rewriter, loc, stateTypes, lb, ub, state,
                                  rewriter.getStringAttr(role),
@@ -330,27 +333,56 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
         rewriter.getF32FloatAttr(scale), op.getCausalAttr(), op.getWindowAttr(),
         op.getSoftcapAttr(), masked ? rewriter.getUnitAttr() : UnitAttr(),
         logits);
-    // With a block mask the main loop's blocks are whole for the mask_mod
-    // too: its updates get none.
-    buildTileMods(rewriter, op, update, {b, head, seqQ, seqK},
-                  /*withMaskMod=*/masked || !hint);
+    buildTileMods(rewriter, op, update, {b, head, seqQ, seqK}, withMaskMod);
     YieldOp::create(rewriter, loc, update.getResults());
     (masked ? numMaskedLoops : numUnmaskedLoops) += 1;
     state = loop.getResults();
   };
   // FA2 order: every KV block right to left, the masked diagonal band
   // first, then the mask-free main loop, then (sliding window only) the
-  // masked left edge. The three loops visit one contiguous descending
-  // sequence of blocks, so flash-to-gpu can prefetch "the next block" across
-  // loop boundaries. A block mask can leave masked blocks left of the main
-  // loop without a window, so it always has the left loop.
-  emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*reversed=*/true,
-           "masked_right");
-  emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false, /*reversed=*/true,
-           "main");
-  if (mask.leftBounded() || hint)
-    emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true, /*reversed=*/true,
-             "masked_left");
+  // masked left edge. The loops visit one contiguous descending sequence of
+  // blocks, so flash-to-gpu can prefetch "the next block" across loop
+  // boundaries. Without a hint, a mask_mod applies on every block (the main
+  // loop's too): only causal/window/the key bound are proved away there.
+  if (!hint) {
+    emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
+             /*reversed=*/true, "masked_right");
+    emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
+             /*withMaskMod=*/true, /*reversed=*/true, "main");
+    if (mask.leftBounded())
+      emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true,
+               /*withMaskMod=*/true, /*reversed=*/true, "masked_left");
+  } else {
+    // A hint narrows the main loop to the blocks the mask_mod keeps whole
+    // (no mask at all there). The blocks it takes out of the main loop
+    // that causal, window and the key bound keep whole ([free.lEnd,
+    // free.rStart)) get runs of their own, role `mask_mod`, so they do not
+    // pay the element mask too; the rest stay in element-masked runs.
+    // Every split point is clamped into the run it splits, so the runs stay
+    // one contiguous descending sequence; without a left window bound
+    // free.lEnd is 0 and the runs it would bound are empty (not emitted).
+    auto clamp = [&](Value x, Value lo, Value hi) {
+      return ib.max(lo, ib.min(x, hi));
+    };
+    bool left = mask.leftBounded();
+    Value r1 = clamp(free.rStart, ranges.rStart, ranges.nMax);
+    Value r2 = left ? clamp(free.lEnd, ranges.rStart, r1) : ranges.rStart;
+    Value l1 = left ? clamp(free.lEnd, ranges.nMin, ranges.lEnd) : ranges.nMin;
+    emitLoop(r1, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
+             /*reversed=*/true, "masked_right");
+    emitLoop(r2, r1, /*masked=*/false, /*withMaskMod=*/true,
+             /*reversed=*/true, "mask_mod");
+    if (left)
+      emitLoop(ranges.rStart, r2, /*masked=*/true, /*withMaskMod=*/true,
+               /*reversed=*/true, "masked_right");
+    emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
+             /*withMaskMod=*/false, /*reversed=*/true, "main");
+    emitLoop(l1, ranges.lEnd, /*masked=*/false, /*withMaskMod=*/true,
+             /*reversed=*/true, "mask_mod");
+    if (left)
+      emitLoop(ranges.nMin, l1, /*masked=*/true, /*withMaskMod=*/true,
+               /*reversed=*/true, "masked_left");
+  }
 
   auto outElt = cast<MemRefType>(out.getType()).getElementType();
   auto finalize = TileFinalizeOp::create(

@@ -95,8 +95,9 @@ def Flash_KVLoopOp : Flash_Op<"kv_loop", [
 
     `role` names the run in flash-tile's peeling: `masked_right` (the
     causal/window diagonal band or the ragged last block), `main` (blocks
-    proved fully visible: no element mask) or `masked_left` (the left window
-    edge). flash-tile's runs of one program visit one contiguous descending
+    proved fully visible: no element mask), `mask_mod` (blocks a block-mask
+    hint leaves partial that causal, window and the key bound keep whole:
+    the mask_mod only) or `masked_left` (the left window edge). flash-tile's runs of one program visit one contiguous descending
     sequence of blocks, which lets the GPU prefetch "the next block" across
     them: flash-pipeline-kv threads the K/V pipeline's slot (and phase) as
     the last iter_args (index) through every run.
