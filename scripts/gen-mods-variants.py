@@ -53,9 +53,11 @@ issue #11 (s7/mods-ir) is merged; compile then with
 import argparse
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from flashmlir.blockmask import DOC_MASK_MOD, PREFIX_LM_MASK_MOD  # noqa: E402
 from flashmlir.variants import Variant  # noqa: E402
 
 RELBIAS_RADIUS = 128
@@ -128,19 +130,27 @@ SCORE_MODS = {
         %r = arith.mulf %t, %cap : f32
         flash.yield %r : f32"""),
 }
+
+
+def _mask_mod(region):
+    """(capture type, body) of a flashmlir.blockmask mask_mod region, in the
+    form of SCORE_MODS: its block arguments dropped (func_text writes them)
+    and its capture renamed %cap0."""
+    header, *lines = region.strip().splitlines()
+    m = re.fullmatch(r"\^bb0\(%b: index, %h: index, %i: index, %j: index, "
+                     r"%(\w+): (memref<[^>]*>)\):", header)
+    if not m:
+        raise ValueError(f"not a mask_mod region with one capture: {header}")
+    name, ctype = m.groups()
+    return ctype, "\n".join("        " + re.sub(rf"%{name}\b", "%cap0", line.strip())
+                            for line in lines)
+
+
+# The mask_mods whose block-mask hints flashmlir.blockmask computes: its
+# regions, the one copy of their text.
 MASK_MODS = {
-    "docmask": ("memref<?x?xi32>", """\
-        %di = memref.load %cap0[%b, %i] : memref<?x?xi32>
-        %dj = memref.load %cap0[%b, %j] : memref<?x?xi32>
-        %same = arith.cmpi eq, %di, %dj : i32
-        flash.yield %same : i1"""),
-    "prefixlm": ("memref<?xi32>", """\
-        %p = memref.load %cap0[%b] : memref<?xi32>
-        %prefix = arith.index_cast %p : i32 to index
-        %past = arith.cmpi sle, %j, %i : index
-        %inside = arith.cmpi slt, %j, %prefix : index
-        %visible = arith.ori %past, %inside : i1
-        flash.yield %visible : i1"""),
+    "docmask": _mask_mod(DOC_MASK_MOD),
+    "prefixlm": _mask_mod(PREFIX_LM_MASK_MOD),
 }
 
 

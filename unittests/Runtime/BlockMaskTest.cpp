@@ -11,7 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeCuda.h"
-#include "RuntimeTestUtil.h"
+#include "RuntimeFixture.h"
 
 #include "../../runtime/lib/Abi.h"
 
@@ -24,13 +24,6 @@
 using namespace flashrt_test;
 
 namespace {
-
-template <int Rank> struct MemRef {
-  void *allocated, *aligned;
-  int64_t offset, sizes[Rank], strides[Rank];
-};
-
-std::string lastError() { return flashrt_last_error(); }
 
 TEST(BlockMaskAbi, Fields) {
   flashrt::Abi abi;
@@ -100,53 +93,20 @@ TEST(BlockMaskAbi, Malformed) {
   flashrt_close(k);
 }
 
-/// fake_bm on B=2, Hq=4, Sq=33, Sk=70: documents 0 (keys < 40) and 1, so
-/// every query (in document 0) sees V = 1.0 only.
-class BlockMask : public ::testing::Test {
+/// fake_bm with the document ids in caps[1] and in caps[0] the hint that
+/// matches them (keys [0, 40) visible and full in every row); O poisoned
+/// with NaNs.
+class BlockMask : public DocumentEntryTest {
 protected:
+  BlockMask() : DocumentEntryTest("fake_bm") {}
+
   void SetUp() override {
-    void *h = dlopen(FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
-    reinterpret_cast<void (*)()>(dlsym(h, "fakecuda_reset"))();
-    flashrt_set_async(0);
-    ASSERT_EQ(flashrt_open(FAKE_ARTIFACT, "fake_bm", &kernel), FLASHRT_OK)
-        << lastError();
-    calls = symbolIn<int>(FAKE_ARTIFACT, "fake_calls");
-    p.sk = 70;
-    q = p.q(alloc(p.qBytes()));
-    k = p.k(alloc(p.kBytes()));
-    v = p.v(alloc(p.vBytes()));
-    o = p.o(alloc(p.oBytes()));
-    lse = p.lse(alloc(p.lseBytes()));
-    std::vector<uint16_t> host(p.kBytes() / 2, 0x3c00);
-    ASSERT_EQ(flashrt_memcpy_htod(q.data, host.data(), p.qBytes()), FLASHRT_OK);
-    ASSERT_EQ(flashrt_memcpy_htod(k.data, host.data(), p.kBytes()), FLASHRT_OK);
-    std::vector<uint16_t> vh(p.vBytes() / 2);
-    for (size_t i = 0; i < vh.size(); ++i)
-      vh[i] = (i / p.dv) % p.sk < 40 ? 0x3f80 : 0x4000;
-    ASSERT_EQ(flashrt_memcpy_htod(v.data, vh.data(), p.vBytes()), FLASHRT_OK);
-    std::vector<int32_t> ids(size_t(p.b * p.sk));
-    for (size_t i = 0; i < ids.size(); ++i)
-      ids[i] = int64_t(i) % p.sk < 40 ? 0 : 1;
-    caps[1] = rowMajor(copy(ids), FLASHRT_DTYPE_I32, {p.b, p.sk});
+    DocumentEntryTest::SetUp();
+    if (HasFatalFailure())
+      return;
+    caps[1] = docIds;
     setHint({p.b, 1, 3}, {0, 40, 0, 40});
     poison();
-  }
-  void TearDown() override {
-    flashrt_close(kernel);
-    for (void *b : buffers)
-      flashrt_free(b);
-  }
-  void *alloc(size_t bytes) {
-    void *ptr = nullptr;
-    EXPECT_EQ(flashrt_malloc(&ptr, bytes), FLASHRT_OK) << lastError();
-    buffers.push_back(ptr);
-    return ptr;
-  }
-  template <typename T> void *copy(const std::vector<T> &host) {
-    void *ptr = alloc(host.size() * sizeof(T));
-    EXPECT_EQ(flashrt_memcpy_htod(ptr, host.data(), host.size() * sizeof(T)),
-              FLASHRT_OK);
-    return ptr;
   }
   /// The hint [b, h, r, 4] with `row` in every row.
   void setHint(std::vector<int64_t> bhr, std::vector<int32_t> row) {
@@ -167,10 +127,6 @@ protected:
               FLASHRT_OK);
     return bits;
   }
-  int run() {
-    return flashrt_attention_captures(kernel, &q, &k, &v, nullptr, nullptr,
-                                      caps, 2, &o, &lse, nullptr);
-  }
   /// INVALID_ARGUMENT with `text` in the message, no call, O untouched.
   void expectInvalid(const std::string &text) {
     EXPECT_EQ(run(), FLASHRT_ERR_INVALID_ARGUMENT);
@@ -179,13 +135,6 @@ protected:
     for (uint16_t x : out())
       ASSERT_EQ(x, 0x7fc1);
   }
-
-  flashrt_kernel *kernel = nullptr;
-  int *calls = nullptr;
-  std::vector<void *> buffers;
-  Problem p;
-  flashrt_tensor q, k, v, o, lse;
-  flashrt_tensor caps[2];
 };
 
 TEST_F(BlockMask, RunPassesTheHint) {

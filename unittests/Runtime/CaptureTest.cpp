@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeCuda.h"
-#include "RuntimeTestUtil.h"
+#include "RuntimeFixture.h"
 
 #include "../../runtime/lib/Abi.h"
 
@@ -27,85 +27,31 @@ using namespace flashrt_test;
 
 namespace {
 
-template <int Rank> struct MemRef {
-  void *allocated, *aligned;
-  int64_t offset, sizes[Rank], strides[Rank];
-};
-
-std::string lastError() { return flashrt_last_error(); }
-
-class Captures : public ::testing::Test {
+class Captures : public DocumentEntryTest {
 protected:
+  Captures() : DocumentEntryTest("fake_cap") {}
+
   void SetUp() override {
-    void *h = dlopen(FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
-    reinterpret_cast<void (*)()>(dlsym(h, "fakecuda_reset"))();
-    flashrt_set_async(0);
-    ASSERT_EQ(flashrt_open(FAKE_ARTIFACT, "fake_cap", &kernel), FLASHRT_OK)
-        << lastError();
-    calls = symbolIn<int>(FAKE_ARTIFACT, "fake_calls");
-    p.sk = 70;
-    q = p.q(alloc(p.qBytes()));
-    k = p.k(alloc(p.kBytes()));
-    v = p.v(alloc(p.vBytes()));
-    o = p.o(alloc(p.oBytes()));
-    lse = p.lse(alloc(p.lseBytes()));
-    std::vector<uint16_t> host(p.kBytes() / 2, 0x3c00); // bf16 0.0078
-    ASSERT_EQ(flashrt_memcpy_htod(q.data, host.data(), p.qBytes()), FLASHRT_OK);
-    ASSERT_EQ(flashrt_memcpy_htod(k.data, host.data(), p.kBytes()), FLASHRT_OK);
-    // V: 1.0 for keys of document 0 (j < 40), 2.0 for document 1.
-    std::vector<uint16_t> vh(p.vBytes() / 2);
-    for (size_t i = 0; i < vh.size(); ++i)
-      vh[i] = (i / p.dv) % p.sk < 40 ? 0x3f80 : 0x4000;
-    ASSERT_EQ(flashrt_memcpy_htod(v.data, vh.data(), p.vBytes()), FLASHRT_OK);
-    // Document ids [B, 70]: positions < 40 are document 0.
-    std::vector<int32_t> ids(size_t(p.b * p.sk));
-    for (size_t i = 0; i < ids.size(); ++i)
-      ids[i] = int64_t(i) % p.sk < 40 ? 0 : 1;
-    caps[0] = tensor(copy(ids), FLASHRT_DTYPE_I32, {p.b, p.sk});
+    DocumentEntryTest::SetUp();
+    if (HasFatalFailure())
+      return;
+    caps[0] = docIds;
     // The bias table: 4 of 8 allocated floats (room for a strided view).
     caps[1] = tensor(copy(std::vector<float>(8, 0.5f)), FLASHRT_DTYPE_F32,
                      {4});
   }
-  void TearDown() override {
-    flashrt_close(kernel);
-    for (void *b : buffers)
-      flashrt_free(b);
-  }
 
-  void *alloc(size_t bytes) {
-    void *ptr = nullptr;
-    EXPECT_EQ(flashrt_malloc(&ptr, bytes), FLASHRT_OK) << lastError();
-    buffers.push_back(ptr);
-    return ptr;
-  }
-  template <typename T> void *copy(const std::vector<T> &host) {
-    void *ptr = alloc(host.size() * sizeof(T));
-    EXPECT_EQ(flashrt_memcpy_htod(ptr, host.data(), host.size() * sizeof(T)),
-              FLASHRT_OK);
-    return ptr;
-  }
   static flashrt_tensor tensor(void *data, int32_t dtype,
                                std::vector<int64_t> sizes) {
     return rowMajor(data, dtype, sizes);
   }
 
-  int run(int n = 2) {
-    return flashrt_attention_captures(kernel, &q, &k, &v, nullptr, nullptr,
-                                      caps, n, &o, &lse, nullptr);
-  }
   /// INVALID_ARGUMENT with `text` in the message, and no call.
   void expectInvalid(int rc, const std::string &text) {
     EXPECT_EQ(rc, FLASHRT_ERR_INVALID_ARGUMENT) << lastError();
     EXPECT_NE(lastError().find(text), std::string::npos) << lastError();
     EXPECT_EQ(*calls, 0);
   }
-
-  flashrt_kernel *kernel = nullptr;
-  int *calls = nullptr;
-  std::vector<void *> buffers;
-  Problem p;
-  flashrt_tensor q, k, v, o, lse;
-  flashrt_tensor caps[2];
 };
 
 TEST_F(Captures, RunPassesThemInArgumentOrder) {

@@ -77,27 +77,32 @@ LogicalResult PipelineProducerOp::verify() {
   return checkStages(*this, getStages(), /*producer=*/true);
 }
 
-LogicalResult PipelineWaitOp::verify() {
-  FailureOr<ConfigAttr> config = checkMode(*this, /*producer=*/false);
+/// Refuses the cp.async op `op` unless its attribute `name` = `value` is in
+/// [low, stages - back], with the stages of its grid's config. `value` is
+/// unsigned as I64Attr getters return it (checkMode makes `most` >= 0).
+static LogicalResult checkStageRange(Operation *op, StringRef name,
+                                     uint64_t value, uint64_t low,
+                                     int64_t back) {
+  FailureOr<ConfigAttr> config = checkMode(op, /*producer=*/false);
   if (failed(config))
     return failure();
-  // More than stages - 2 pending groups would not include this block's.
-  int64_t most = config->getNumStages() - 2;
-  if (getPending() < 0 || getPending() > most)
-    return emitOpError("pending must be in [0, stages - 2 = ")
-           << most << "], not " << getPending();
+  int64_t most = config->getNumStages() - back;
+  if (value < low || value > uint64_t(most))
+    return op->emitOpError()
+           << name << " must be in [" << low << ", stages - " << back << " = "
+           << most << "], not " << value;
   return success();
 }
 
+LogicalResult PipelineWaitOp::verify() {
+  // More than stages - 2 pending groups would not include this block's.
+  return checkStageRange(*this, "pending", getPending(), /*low=*/0,
+                         /*back=*/2);
+}
+
 LogicalResult PipelinePrefetchOp::verify() {
-  FailureOr<ConfigAttr> config = checkMode(*this, /*producer=*/false);
-  if (failed(config))
-    return failure();
-  int64_t most = config->getNumStages() - 1;
-  if (getDistance() < 1 || getDistance() > most)
-    return emitOpError("distance must be in [1, stages - 1 = ")
-           << most << "], not " << getDistance();
-  return success();
+  return checkStageRange(*this, "distance", getDistance(), /*low=*/1,
+                         /*back=*/1);
 }
 
 LogicalResult PipelineAcquireOp::verify() {
