@@ -4,6 +4,8 @@
   gpu-mods-check.py --artifacts DIR [--quick] [--out F.json] [--no-timing]
   gpu-mods-check.py --artifacts DIR --quick --sanitize   # for compute-sanitizer
   gpu-mods-check.py --self-test      # CPU: the reference's own invariants
+  gpu-mods-check.py --artifacts DIR --base-artifacts OLD_DIR [--ab-only]
+                     # + (or only) --ab-kinds' kernels against OLD_DIR's, one process
 
 DIR holds the artifact and mods-manifest.json that scripts/gen-mods-variants.py
 describes (compiled with scripts/flash-compile.sh). For every kernel and case
@@ -291,7 +293,7 @@ def median_ms(fn, warmup=5, reps=30):
     return statistics.median(times)
 
 
-def timing(kernels, log, rounds=5):
+def timing(kernels, log, rounds=5, base_kernels=None, ab_kinds=(), pairs=True):
     """Pairs on the same shapes and tensors, one process: (what, ours,
     baseline), timed alternately (mine, base, base, mine per round); the
     ratio is the median of the rounds' ratios. The bars of issue #11 are on
@@ -302,7 +304,7 @@ def timing(kernels, log, rounds=5):
     # docmask_bm: the document mask with its block_mask hint, over random
     # documents (most blocks skipped) and over one document spanning the
     # sequence (every block full: the hint's own cost against no mask).
-    pairs = [("softcap_fast", "softcap_attr", None), ("softcap_mod", "softcap_attr", None),
+    kind_pairs = [("softcap_fast", "softcap_attr", None), ("softcap_mod", "softcap_attr", None),
              ("docmask", "plain", None), ("docmask_bm", "plain", False),
              ("docmask_bm", "plain", True), ("docmask_bm", "docmask", False),
              ("prefixlm", "plain", None), ("alibi", "plain", None), ("relbias", "plain", None),
@@ -319,45 +321,60 @@ def timing(kernels, log, rounds=5):
              ("plain_p", "plain", None), ("plain_q", "plain", None),
              ("docmask_p", "plain_p", None), ("docmask_q", "plain_q", None)]
     split = lambda kind: _gen_variants().split_config(kind)[0]  # noqa
-    for (mine, base, one_doc) in pairs:
+
+    def time_pair(km, kb, mine, base, one_doc, d, name_m, name_b):
+        for (b, h, sq, sk) in TIMING_SHAPES:
+            gen = torch.Generator(device="cuda")
+            gen.manual_seed(b * h + sq)
+            q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
+                                   dtype=torch.bfloat16) for s in (sq, sk, sk))
+            mods = Mods(mine, b, h, sq, sk, "cuda", gen, 0, 30.0, one_doc=one_doc)
+            # the baseline on the same documents (the same kind under
+            # another config or build takes the same captures)
+            same = split(base) == split(mine)
+            base_caps = (mods.captures if same else
+                         mods.captures[-1:] if base == "docmask" else [])
+            out = torch.empty_like(q)
+            lse = torch.empty(b, h, sq, device="cuda")
+            run_m = lambda: km(q, k, v, out=out, lse=lse, captures=mods.captures)  # noqa
+            run_b = lambda: kb(q, k, v, out=out, lse=lse, captures=base_caps)  # noqa
+            ratios, tm, tb = [], [], []
+            for _ in range(rounds):
+                m1, b1, b2, m2 = (median_ms(f) for f in (run_m, run_b, run_b, run_m))
+                tm += [m1, m2]
+                tb += [b1, b2]
+                ratios.append((m1 + m2) / (b1 + b2))
+            t_m, t_b = statistics.median(tm), statistics.median(tb)
+            ratio = statistics.median(ratios)
+            docs = {None: "", False: " (random documents)",
+                    True: " (one document)"}[one_doc]
+            row = {"mine": name_m + docs, "base": name_b, "shape": [b, h, sq, sk],
+                   "ms": t_m, "base_ms": t_b, "ratio": ratio,
+                   "ratio_min": min(ratios), "ratio_max": max(ratios)}
+            rows.append(row)
+            log(f"timing {name_m}{docs} vs {name_b} B={b} H={h} S={sq}x{sk}: "
+                f"{t_m:.3f} ms vs {t_b:.3f} ms, ratio {ratio:.3f} "
+                f"[{min(ratios):.3f}, {max(ratios):.3f}]")
+
+    for (mine, base, one_doc) in (kind_pairs if pairs else ()):
         for d in (64, 128):
             for causal in (False, True):
                 key = lambda kind: f"mods_{kind}_bf16_d{d}{'_causal' if causal else ''}"  # noqa
                 if key(mine) not in kernels or key(base) not in kernels:
                     continue
-                km, kb = kernels[key(mine)], kernels[key(base)]
-                for (b, h, sq, sk) in TIMING_SHAPES:
-                    gen = torch.Generator(device="cuda")
-                    gen.manual_seed(b * h + sq)
-                    q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
-                                           dtype=torch.bfloat16) for s in (sq, sk, sk))
-                    mods = Mods(mine, b, h, sq, sk, "cuda", gen, 0, 30.0, one_doc=one_doc)
-                    # the baseline on the same documents (the same kind under
-                    # another config takes the same captures)
-                    same = split(base) == split(mine)
-                    base_caps = (mods.captures if same else
-                                 mods.captures[-1:] if base == "docmask" else [])
-                    out = torch.empty_like(q)
-                    lse = torch.empty(b, h, sq, device="cuda")
-                    run_m = lambda: km(q, k, v, out=out, lse=lse, captures=mods.captures)  # noqa
-                    run_b = lambda: kb(q, k, v, out=out, lse=lse, captures=base_caps)  # noqa
-                    ratios, tm, tb = [], [], []
-                    for _ in range(rounds):
-                        m1, b1, b2, m2 = (median_ms(f) for f in (run_m, run_b, run_b, run_m))
-                        tm += [m1, m2]
-                        tb += [b1, b2]
-                        ratios.append((m1 + m2) / (b1 + b2))
-                    t_m, t_b = statistics.median(tm), statistics.median(tb)
-                    ratio = statistics.median(ratios)
-                    docs = {None: "", False: " (random documents)",
-                            True: " (one document)"}[one_doc]
-                    row = {"mine": key(mine) + docs, "base": key(base), "shape": [b, h, sq, sk],
-                           "ms": t_m, "base_ms": t_b, "ratio": ratio,
-                           "ratio_min": min(ratios), "ratio_max": max(ratios)}
-                    rows.append(row)
-                    log(f"timing {key(mine)}{docs} vs {key(base)} B={b} H={h} S={sq}x{sk}: "
-                        f"{t_m:.3f} ms vs {t_b:.3f} ms, ratio {ratio:.3f} "
-                        f"[{min(ratios):.3f}, {max(ratios):.3f}]")
+                time_pair(kernels[key(mine)], kernels[key(base)], mine, base, one_doc, d,
+                          key(mine), key(base))
+    # --base-artifacts: each kernel of ab_kinds against the same kernel of
+    # the other build (the previous commit's), same tensors and captures.
+    for kind in ab_kinds if base_kernels else ():
+        for d in (64, 128):
+            for causal in (False, True):
+                name = f"mods_{kind}_bf16_d{d}{'_causal' if causal else ''}"
+                if name not in kernels or name not in base_kernels:
+                    continue
+                for one_doc in ((False, True) if kind == "docmask_bm" else (None,)):
+                    time_pair(kernels[name], base_kernels[name], kind, kind, one_doc, d,
+                              name, name + " (base build)")
     return rows
 
 
@@ -518,6 +535,13 @@ def main(argv=None):
                    help="2 small cases per kernel, no torch reference, invariants only, no timing "
                         "(for compute-sanitizer)")
     p.add_argument("--out")
+    p.add_argument("--base-artifacts",
+                   help="another build's artifacts (same gen-mods-variants flags): its "
+                        "--ab-kinds kernels are timed against this build's")
+    p.add_argument("--ab-kinds", default="docmask_bm",
+                   help="comma-separated kinds for --base-artifacts (default docmask_bm)")
+    p.add_argument("--ab-only", action="store_true",
+                   help="with --base-artifacts: only the A/B timing (no correctness, no pairs)")
     p.add_argument("--self-test", action="store_true")
     a = p.parse_args(argv)
     log = print
@@ -532,6 +556,19 @@ def main(argv=None):
     kernels = {e["func"]: flashmlir.Kernel(e["path"], e["func"]) for e in entries}
     results = []
     run = run_sanitize_case if a.sanitize else run_case
+    base_kernels = None
+    if a.base_artifacts:
+        base_kernels = {e["func"]: flashmlir.Kernel(e["path"], e["func"])
+                        for e in C.common.read_manifest(a.base_artifacts, a.manifest)}
+    if a.ab_only:
+        if not base_kernels:
+            p.error("--ab-only needs --base-artifacts")
+        rows = timing(kernels, log, base_kernels=base_kernels,
+                      ab_kinds=a.ab_kinds.split(","), pairs=False)
+        if a.out:
+            with open(a.out, "w") as f:
+                json.dump({"cases": [], "timing": rows}, f, indent=1)
+        return 0
     for case in make_cases(entries, a.quick, a.sanitize):
         try:
             res = run(kernels[case.entry["func"]], case, gv.RELBIAS_RADIUS, gv.SOFTCAP)
@@ -546,7 +583,8 @@ def main(argv=None):
             torch.cuda.empty_cache()
     passed = sum(bool(r["ok"]) for r in results)
     log(f"mods {'sanitize' if a.sanitize else 'correctness'}: {passed}/{len(results)} passed")
-    rows = [] if a.no_timing or a.sanitize else timing(kernels, log)
+    rows = [] if a.no_timing or a.sanitize else timing(
+        kernels, log, base_kernels=base_kernels, ab_kinds=a.ab_kinds.split(","))
     if a.out:
         with open(a.out, "w") as f:
             json.dump({"cases": results, "timing": rows}, f, indent=1)

@@ -68,6 +68,11 @@ static llvm::cl::opt<double> splitMinEfficiency(
     "split-min-efficiency",
     llvm::cl::desc("flash-split-kv's min-efficiency, in (0, 1]"),
     llvm::cl::init(0.85), llvm::cl::cat(category));
+static llvm::cl::opt<int64_t> producerRegs(
+    "producer-regs",
+    llvm::cl::desc("setmaxnreg of the producer warpgroup beside 8 consumer "
+                   "warps, a multiple of 8 in [24, 168]"),
+    llvm::cl::init(64), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     ptxName("ptx", llvm::cl::desc("Also write the kernels' PTX to FILE"),
             llvm::cl::value_desc("FILE"), llvm::cl::cat(category));
@@ -185,6 +190,7 @@ static int compile(StringRef inputName, StringRef outName,
   options.chip = chip;
   options.format = "bin";
   options.splitMinEfficiency = splitMinEfficiency;
+  options.producerRegs = producerRegs;
   std::string optionError;
   llvm::raw_string_ostream optionStream(optionError);
   if (failed(flash::verifyFlashGpuPipelineOptions(options, optionStream)))

@@ -89,7 +89,7 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
     consumers synchronise among
     themselves with a named barrier, and `setmaxnreg` moves the producer's
     registers to the consumers (`.minnctapersm 1` so ptxas knows the count
-    at entry).
+    at entry; `producer-regs` sets the split).
 
     The host function gets `llvm.emit_c_interface` and an exported
     `<func>_flash_abi` string describing the compiled kernel for the runtime.
@@ -106,6 +106,11 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
            "PTX features of the #nvvm.target">,
     Option<"smemLimitKB", "smem-kb", "int64_t", /*default=*/"227",
            "Shared memory one program may use, in KiB">,
+    Option<"producerRegs", "producer-regs", "int64_t", /*default=*/"64",
+           "setmaxnreg of the producer warpgroup beside 8 consumer warps: a "
+           "multiple of 8 in [24, 168]; the consumers take the rest of the "
+           "384 x 168 registers at launch, rounded down to a multiple of 8 "
+           "(64: 216, 56: 224, 40: 232)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",

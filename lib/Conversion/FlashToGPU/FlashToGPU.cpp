@@ -299,8 +299,16 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
     ModuleOp module = getOperation();
     if (failed(checkChipOption(module, "flash-to-gpu", chip, features)) ||
         failed(checkOptionRange(module, "flash-to-gpu", "smem-kb",
-                                smemLimitKB, 1, 1024)))
+                                smemLimitKB, 1, 1024)) ||
+        failed(checkOptionRange(module, "flash-to-gpu", "producer-regs",
+                                producerRegs, 24, 168)))
       return signalPassFailure();
+    if (producerRegs % 8 != 0) {
+      module.emitError() << "flash-to-gpu: producer-regs must be a multiple "
+                            "of 8 (setmaxnreg), not "
+                         << int64_t(producerRegs);
+      return signalPassFailure();
+    }
     SmallVector<GridOp> grids, combines;
     module.walk([&](GridOp grid) {
       (grid.getCombine() ? combines : grids).push_back(grid);
@@ -476,6 +484,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
 
   SmallVector<Value> captures = findCaptures(t, hostFunc);
   KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
+  emitter.setProducerRegs(producerRegs);
   SmallVector<Value> hostArgs;
   if (failed(emitter.emit(hostArgs)))
     return failure();

@@ -177,11 +177,18 @@ public:
   /// Threads per program: the consumers plus the producer warpgroup.
   int64_t launchThreads() const { return threads + (ws ? 128 : 0); }
   /// setmaxnreg with a producer and 8 consumer warps (384 threads, 168
-  /// registers each at launch: 64512): the producer keeps 64, the consumers
-  /// take 216 (128 * 64 + 256 * 216 <= 64512). With 40 / 232 the producer's
-  /// cp.async address arithmetic spilled 8 bytes on every d128 kernel; with
-  /// 64 / 216 none spills (ptxas, sm_90a, the mods and suite kernels).
-  static constexpr int64_t kProducerRegs = 64, kConsumerRegs = 216;
+  /// registers each at launch: 64512): the producer keeps `regs` (flash-to-gpu's
+  /// producer-regs), the consumers take the largest multiple of 8 that fits
+  /// (128 * regs + 256 * consumer <= 64512; a larger request would wait in
+  /// setmaxnreg.inc for registers nobody frees). By default 64 / 216: with
+  /// 40 / 232 the producer's cp.async address arithmetic spilled 8 bytes on
+  /// every d128 kernel; with 64 / 216 none spills (ptxas, sm_90a).
+  void setProducerRegs(int64_t regs) {
+    producerRegs = regs;
+    consumerRegs = (kLaunchRegs * 384 - 128 * regs) / 256 / 8 * 8;
+  }
+  static constexpr int64_t kLaunchRegs = 168;
+  int64_t producerRegs = 64, consumerRegs = 216;
 
 private:
   // --- Values from flash-tile's IR ---------------------------------------

@@ -197,10 +197,10 @@ void KernelEmitter::lowerPipelineStart(IRMapping &map, Value row0) {
     cpTid = tid;
     cpThreads = threads;
     // 8 consumer warps and the producer: the producer gives most of its
-    // registers to the consumers (kConsumerRegs).
+    // registers to the consumers (consumerRegs).
     if (launchThreads() > 256)
       NVVM::SetMaxRegisterOp::create(
-          b, loc, b.getI32IntegerAttr(kConsumerRegs),
+          b, loc, b.getI32IntegerAttr(consumerRegs),
           NVVM::SetMaxRegisterActionAttr::get(
               ctx, NVVM::SetMaxRegisterAction::increase));
     emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
@@ -235,7 +235,7 @@ void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
                                  Value anyBlock) {
   if (launchThreads() > 256)
     NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(kProducerRegs),
+        b, loc, b.getI32IntegerAttr(producerRegs),
         NVVM::SetMaxRegisterActionAttr::get(
             ctx, NVVM::SetMaxRegisterAction::decrease));
   cpTid = sub(tid, c(threads));

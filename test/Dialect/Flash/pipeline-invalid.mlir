@@ -106,6 +106,20 @@ func.func @f(%n: index, %s: index) {
 
 // -----
 
+// A negative count is printed as written (not as its unsigned bit pattern).
+func.func @f(%n: index, %s: index) {
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
+    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+      // expected-error @+1 {{'flash.pipeline_wait' op pending must be in [0, stages - 2 = 0], not -1}}
+      flash.pipeline_wait %s pending -1
+      flash.yield
+    }
+  }
+  return
+}
+
+// -----
+
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
     // expected-error @+1 {{'flash.pipeline_wait' op expects parent op 'flash.kv_loop'}}

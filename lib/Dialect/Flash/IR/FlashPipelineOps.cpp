@@ -79,29 +79,31 @@ LogicalResult PipelineProducerOp::verify() {
 
 /// Refuses the cp.async op `op` unless its attribute `name` = `value` is in
 /// [low, stages - back], with the stages of its grid's config. `value` is
-/// unsigned as I64Attr getters return it (checkMode makes `most` >= 0).
+/// the attribute's signed integer (its I64Attr getter would show a negative
+/// one as a huge unsigned number).
 static LogicalResult checkStageRange(Operation *op, StringRef name,
-                                     uint64_t value, uint64_t low,
+                                     IntegerAttr value, int64_t low,
                                      int64_t back) {
   FailureOr<ConfigAttr> config = checkMode(op, /*producer=*/false);
   if (failed(config))
     return failure();
   int64_t most = config->getNumStages() - back;
-  if (value < low || value > uint64_t(most))
+  int64_t v = value.getInt();
+  if (v < low || v > most)
     return op->emitOpError()
            << name << " must be in [" << low << ", stages - " << back << " = "
-           << most << "], not " << value;
+           << most << "], not " << v;
   return success();
 }
 
 LogicalResult PipelineWaitOp::verify() {
   // More than stages - 2 pending groups would not include this block's.
-  return checkStageRange(*this, "pending", getPending(), /*low=*/0,
+  return checkStageRange(*this, "pending", getPendingAttr(), /*low=*/0,
                          /*back=*/2);
 }
 
 LogicalResult PipelinePrefetchOp::verify() {
-  return checkStageRange(*this, "distance", getDistance(), /*low=*/1,
+  return checkStageRange(*this, "distance", getDistanceAttr(), /*low=*/1,
                          /*back=*/1);
 }
 

@@ -114,6 +114,13 @@ mlir::flash::verifyFlashGpuPipelineOptions(const FlashGpuPipelineOptions &option
                 << options.numSMs;
     return failure();
   }
+  int64_t regs = options.producerRegs;
+  if (regs < 24 || regs > 168 || regs % 8 != 0) {
+    errorStream << "flash-lower-to-gpu: producer-regs must be a multiple of "
+                   "8 in [24, 168], not "
+                << regs;
+    return failure();
+  }
   return success();
 }
 
@@ -171,6 +178,7 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   toGpu.chip = chip.name.str();
   toGpu.features = chip.ptxFeatures.str();
   toGpu.smemLimitKB = chip.smemKB;
+  toGpu.producerRegs = options.producerRegs;
   pm.addPass(createFlashToGpu(toGpu));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

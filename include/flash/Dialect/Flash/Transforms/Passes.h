@@ -61,6 +61,12 @@ struct FlashGpuPipelineOptions
       llvm::cl::desc("SMs of the target GPU for flash-plan and "
                      "flash-split-kv, 1 to 1024 (H100/H200 SXM: 132)"),
       llvm::cl::init(132)};
+  Option<int64_t> producerRegs{
+      *this, "producer-regs",
+      llvm::cl::desc("flash-to-gpu's producer-regs: setmaxnreg of the "
+                     "producer warpgroup beside 8 consumer warps, a multiple "
+                     "of 8 in [24, 168]"),
+      llvm::cl::init(64)};
 };
 
 /// Checks every option of `options` (chip from getSupportedChips(), format,
