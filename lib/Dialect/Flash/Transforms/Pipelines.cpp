@@ -56,6 +56,7 @@ LogicalResult mlir::flash::buildFlashLowerToCPUPipeline(OpPassManager &pm,
   if (failed(checkAnchor(pm, "flash-lower-to-cpu", errorStream)))
     return failure();
   // The flash stages.
+  pm.addPass(createFlashSimplifyMods());
   pm.addPass(createFlashFoldGQA());
   pm.addPass(createFlashPlan());
   pm.addPass(createFlashSplitKV());
@@ -133,6 +134,7 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   const ChipInfo &chip = *lookupChip(options.chip);
 
   // The flash stages. Warpgroup MMA needs sm_90a's arch-specific features.
+  pm.addPass(createFlashSimplifyMods());
   pm.addPass(createFlashFoldGQA());
   FlashPlanOptions plan;
   plan.smVersion = chip.sm;

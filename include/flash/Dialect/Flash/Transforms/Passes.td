@@ -115,6 +115,22 @@ def FlashPlan : Pass<"flash-plan"> {
   let dependentDialects = ["::mlir::flash::FlashDialect"];
 }
 
+def FlashSimplifyMods : Pass<"flash-simplify-mods"> {
+  let summary = "Exact simplifications of flash.attention's score_mod and "
+                "mask_mod regions";
+  let description = [{
+    Rewrites inside the regions that change no result and save work per
+    score element, on both targets (both pipelines run it before
+    flash-tile). Two signed bounds on one value joined by `arith.ori` /
+    `arith.andi` become one `arith.cmpi` against the `maxsi` / `minsi` of
+    the bounds: `j <= i or j < p` (a prefix-LM mask) is
+    `j <= max(i, p - 1)`, `p - 1` kept at `p` where it would wrap (then
+    `j < p` is false and the max drops it). The bounds do not depend on the
+    key, so per score element one compare and one select remain.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FlashFoldGQA : Pass<"flash-fold-gqa"> {
   let summary = "Decode with GQA: fold each KV head's query heads into query "
                 "rows";
