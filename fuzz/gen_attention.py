@@ -93,6 +93,11 @@ class Attention:
                 self.config.update(block_m=64, warps=4, wgmma="true")
                 if r.random() < 0.5:
                     self.config["producer"] = "true"
+                    # ping-pong: valid with two consumer warpgroups only
+                    if r.random() < 0.5:
+                        self.config["pingpong"] = "true"
+                        if r.random() < 0.5:
+                            self.config.update(block_m=128, warps=8)
         self.elem = self.dtype
         self.extra_attrs = []
 
@@ -148,7 +153,7 @@ class Attention:
             c = self.config
             s = "block_m = %d, block_n = %d, warps = %d, stages = %d" % (
                 c["block_m"], c["block_n"], c["warps"], c["stages"])
-            for key in ("splits", "wgmma", "producer"):
+            for key in ("splits", "wgmma", "producer", "pingpong"):
                 if key in c:
                     s += ", %s = %s" % (key, c[key])
             a.append("config = #flash.config<%s>" % s)

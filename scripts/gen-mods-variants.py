@@ -74,15 +74,19 @@ BLOCK_MASK_KINDS = ("docmask_bm",)
 # baseline). Head dim 64 (flash-plan: 64 x 64, one warpgroup, so nothing
 # overlaps its mask work): two producer configs with two consumer
 # warpgroups, 128 x 128 (_p) and 128 x 64 (_q), plain and masked, causal
-# and not.
+# and not. _pp: the head-dim-128 producer config with FA3's ping-pong
+# turns (flash-pingpong), plain and masked.
 PRODUCER = {"wgmma": True, "producer": True}
 CONFIG_SUFFIXES = {
     "_p": {128: {"block_m": 128, "block_n": 96, "warps": 8, "stages": 3, **PRODUCER},
            64: {"block_m": 128, "block_n": 128, "warps": 8, "stages": 3, **PRODUCER}},
     "_q": {64: {"block_m": 128, "block_n": 64, "warps": 8, "stages": 4, **PRODUCER}},
     "_w12": {128: {"block_m": 192, "block_n": 96, "warps": 12, "stages": 2, "wgmma": True}},
+    "_pp": {128: {"block_m": 128, "block_n": 96, "warps": 8, "stages": 3, **PRODUCER,
+                  "pingpong": True}},
 }
-CONFIG_KINDS = {128: ("plain_p", "docmask_w12", "prefixlm_w12"),
+CONFIG_KINDS = {128: ("plain_p", "docmask_w12", "prefixlm_w12", "plain_pp", "docmask_pp",
+                      "prefixlm_pp"),
                 64: ("plain_p", "docmask_p", "prefixlm_p", "plain_q", "docmask_q",
                      "prefixlm_q")}
 

@@ -319,7 +319,13 @@ def timing(kernels, log, rounds=5, base_kernels=None, ab_kinds=(), pairs=True):
              ("docmask_p", "plain", None), ("docmask_q", "plain", None),
              ("prefixlm_p", "plain", None), ("prefixlm_q", "plain", None),
              ("plain_p", "plain", None), ("plain_q", "plain", None),
-             ("docmask_p", "plain_p", None), ("docmask_q", "plain_q", None)]
+             ("docmask_p", "plain_p", None), ("docmask_q", "plain_q", None),
+             # d128 ping-pong: against the same config without turns, and
+             # the masks against flash-plan's unmasked kernel (the bar)
+             ("plain_pp", "plain_p", None), ("docmask_pp", "docmask", None),
+             ("prefixlm_pp", "prefixlm", None), ("docmask_pp", "plain", None),
+             ("prefixlm_pp", "plain", None), ("docmask_pp", "plain_pp", None),
+             ("prefixlm_pp", "plain_pp", None)]
     split = lambda kind: _gen_variants().split_config(kind)[0]  # noqa
 
     def time_pair(km, kb, mine, base, one_doc, d, name_m, name_b):

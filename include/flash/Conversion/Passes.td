@@ -89,7 +89,10 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
     consumers synchronise among
     themselves with a named barrier, and `setmaxnreg` moves the producer's
     registers to the consumers (`.minnctapersm 1` so ptxas knows the count
-    at entry; `producer-regs` sets the split).
+    at entry; `producer-regs` sets the split). With `pingpong = true`,
+    flash-pingpong's turns become named barriers 2 and 3 (warpgroup g waits
+    on 2 + g; the other arrives on it to pass the turn, right after its
+    score GEMM's commit).
 
     The host function gets `llvm.emit_c_interface` and an exported
     `<func>_flash_abi` string describing the compiled kernel for the runtime.

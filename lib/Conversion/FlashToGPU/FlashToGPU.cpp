@@ -651,7 +651,8 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module, GridOp grid) {
   KernelEmitter emitter(kb, loc, t, func,
                         ConfigAttr::get(&getContext(), 16, 16, threads / 32, 2,
                                         1, /*wgmma=*/false,
-                                        /*producer=*/false),
+                                        /*producer=*/false,
+                                        /*pingpong=*/false),
                         kb.getF32Type(), dv);
   SmallVector<Value> hostArgs;
   if (failed(emitter.emitCombine(hostArgs)))

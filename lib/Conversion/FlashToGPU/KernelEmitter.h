@@ -92,6 +92,9 @@ struct TiledAttention {
   Operation *pipelineStart = nullptr;
   SmallVector<LoopPipeline> pipes;
   PipelineDrainOp drain;
+  /// FA3's ping-pong turns (pingpong configs): the grid's start and end.
+  PipelineTurnStartOp turnStart;
+  PipelineTurnEndOp turnEnd;
 };
 
 /// Refuses (at the op) an attention grid whose KV loops have no K/V
@@ -320,6 +323,22 @@ private:
     NVVM::BarrierOp::create(b, loc, Type(), ci32(1), ci32(threads),
                             NVVM::BarrierReductionAttr(), Value());
   }
+  /// FA3's ping-pong turns (flash-pingpong): consumer warpgroup g waits for
+  /// its turn on named barrier kTurnBarrier + g (1 is syncConsumers'); the
+  /// other warpgroup arrives on it to pass the turn. 256 threads each: one
+  /// warpgroup syncs, the other arrives.
+  static constexpr int64_t kTurnBarrier = 2;
+  Value consumerGroup() { return arith::DivUIOp::create(b, loc, warp, c(4)); }
+  void turnBarrier(bool wait, Value group) {
+    Value id = arith::IndexCastOp::create(b, loc, i32,
+                                          add(group, c(kTurnBarrier)));
+    if (wait)
+      NVVM::BarrierOp::create(b, loc, Type(), id, ci32(256),
+                              NVVM::BarrierReductionAttr(), Value());
+    else
+      NVVM::BarrierArriveOp::create(b, loc, id, ci32(256));
+  }
+  void lowerTurn(Operation *op);
   void fenceAsyncProxy() {
     NVVM::FenceProxyOp::create(
         b, loc, NVVM::ProxyKind::async_shared,

@@ -26,7 +26,7 @@ namespace mlir::flash::gpu_kernel {
 /// order from the top: (wait, prefetch, advance) or (acquire, advance).
 static LogicalResult checkLoopPipeline(TiledAttention &t, int64_t li,
                                        ValueRange state, bool producer,
-                                       int64_t stages) {
+                                       int64_t stages, bool pingpong) {
   KVLoopOp loop = t.loops[li];
   LoopPipeline pipe;
   size_t n = producer ? 2 : 1;
@@ -88,9 +88,25 @@ static LogicalResult checkLoopPipeline(TiledAttention &t, int64_t li,
     if (load.getSlot() != slot)
       return load.emitOpError("flash-to-gpu: a K/V tile load must read its "
                               "KV loop's pipeline slot");
+  // Ping-pong: one pass (after the score GEMM) and one wait (before the P V
+  // GEMM) per iteration, so that the warpgroups' turns stay balanced.
+  if (pingpong) {
+    auto passes = body.getOps<PipelineTurnPassOp>();
+    auto waits = body.getOps<PipelineTurnWaitOp>();
+    if (std::distance(passes.begin(), passes.end()) != 1 ||
+        std::distance(waits.begin(), waits.end()) != 1 ||
+        !(*passes.begin())->isBeforeInBlock(*waits.begin()))
+      return loop.emitOpError("flash-to-gpu: with pingpong, a KV loop passes "
+                              "the turn once (flash.pipeline_turn_pass) and "
+                              "then waits for it once "
+                              "(flash.pipeline_turn_wait): run "
+                              "flash-pingpong");
+  }
   WalkResult stray = loop.getBody().walk([&](Operation *op) {
     if (!isPipelineOp(op) || op == pipe.wait || op == pipe.prefetch ||
-        op == pipe.acquire || op == pipe.release || op == pipe.advance)
+        op == pipe.acquire || op == pipe.release || op == pipe.advance ||
+        (pingpong && isa<PipelineTurnPassOp, PipelineTurnWaitOp>(op) &&
+         op->getParentOp() == loop))
       return WalkResult::advance();
     op->emitOpError("flash-to-gpu: unexpected pipeline op in a KV loop");
     return WalkResult::interrupt();
@@ -118,6 +134,14 @@ LogicalResult checkPipeline(TiledAttention &t) {
         return op.emitOpError("flash-to-gpu: an attention grid drains its "
                               "K/V pipeline once");
       t.drain = drain;
+    } else if (auto start = dyn_cast<PipelineTurnStartOp>(op)) {
+      if (t.turnStart)
+        return op.emitOpError("flash-to-gpu: the ping-pong turns start once");
+      t.turnStart = start;
+    } else if (auto end = dyn_cast<PipelineTurnEndOp>(op)) {
+      if (t.turnEnd)
+        return op.emitOpError("flash-to-gpu: the ping-pong turns end once");
+      t.turnEnd = end;
     }
   }
   if (!t.pipelineStart)
@@ -135,10 +159,24 @@ LogicalResult checkPipeline(TiledAttention &t) {
     return t.loops.back().emitOpError(
         "flash-to-gpu: the K/V pipeline must be drained (flash.pipeline_"
         "drain) after the last KV loop and before the epilogue's stores");
+  // The op verifiers tie the turn ops to pingpong configs, whose verifier
+  // requires the producer and two consumer warpgroups.
+  bool pingpong = config.getPingpong();
+  if (pingpong &&
+      (!t.turnStart || !t.turnEnd ||
+       !t.pipelineStart->isBeforeInBlock(t.turnStart) ||
+       !t.turnStart->isBeforeInBlock(t.loops.front()) ||
+       !t.loops.back()->isBeforeInBlock(t.turnEnd) ||
+       !t.turnEnd->isBeforeInBlock(t.drain)))
+    return t.loops.front().emitOpError(
+        "flash-to-gpu: a pingpong grid starts its turns "
+        "(flash.pipeline_turn_start) between the pipeline's start and the "
+        "first KV loop and ends them (flash.pipeline_turn_end) between the "
+        "last KV loop and the drain: run flash-pingpong");
   ValueRange state = t.pipelineStart->getResults();
   int64_t stages = config.getNumStages();
   for (int64_t li = 0, e = t.loops.size(); li < e; ++li) {
-    if (failed(checkLoopPipeline(t, li, state, producer, stages)))
+    if (failed(checkLoopPipeline(t, li, state, producer, stages, pingpong)))
       return failure();
     state = t.loops[li].getResults().take_back(state.size());
   }
@@ -342,6 +380,11 @@ LogicalResult KernelEmitter::lowerPipelineOp(Operation *op, IRMapping &map) {
     arriveOn(mbarrier(false, map.lookup(release.getSlot())));
     return success();
   }
+  if (isa<PipelineTurnStartOp, PipelineTurnPassOp, PipelineTurnWaitOp,
+          PipelineTurnEndOp>(op)) {
+    lowerTurn(op);
+    return success();
+  }
   // Lowered right before the epilogue's first shared-memory write
   // (lowerStore), after the store's own index computations.
   if (isa<PipelineDrainOp>(op)) {
@@ -352,6 +395,33 @@ LogicalResult KernelEmitter::lowerPipelineOp(Operation *op, IRMapping &map) {
   // lowered where the kernel's schedule begins (lowerPipelineStart,
   // lowerIterationStart).
   return success();
+}
+
+void KernelEmitter::lowerTurn(Operation *op) {
+  OpBuilder::InsertionGuard guard(b);
+  // The pass goes right after the score GEMM's commit, before its wait: the
+  // other warpgroup issues while these scores are computed.
+  if (isa<PipelineTurnPassOp>(op) && scoresWait &&
+      scoresWait->getBlock() == b.getInsertionBlock())
+    b.setInsertionPoint(scoresWait);
+  Value group = consumerGroup();
+  auto onlyGroup = [&](int64_t g, Value barrierGroup) {
+    auto ifOp = scf::IfOp::create(
+        b, loc, cmp(arith::CmpIPredicate::eq, group, c(g)), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    turnBarrier(/*wait=*/false, barrierGroup);
+  };
+  if (isa<PipelineTurnStartOp>(op)) {
+    onlyGroup(1, c(0));
+    turnBarrier(/*wait=*/true, group);
+  } else if (isa<PipelineTurnPassOp>(op)) {
+    turnBarrier(/*wait=*/false, sub(c(1), group));
+  } else if (isa<PipelineTurnWaitOp>(op)) {
+    turnBarrier(/*wait=*/true, group);
+  } else {
+    onlyGroup(0, c(1));
+  }
 }
 
 void KernelEmitter::lowerDrain() {

@@ -397,8 +397,25 @@ func.func @producer_needs_wgmma(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x6
 
 // -----
 
+// Ping-pong alternates exactly two consumer warpgroups beside a producer.
+func.func @pingpong_needs_producer(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{pingpong alternates two consumer warpgroups: it needs producer = true and warps = 8, got no producer and 8 warps}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, pingpong = true>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @pingpong_needs_two_warpgroups(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{pingpong alternates two consumer warpgroups: it needs producer = true and warps = 8, got 4 warps}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 3, wgmma = true, producer = true, pingpong = true>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
 func.func @config_key(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{expected 'splits', 'wgmma' or 'producer', got 'stage'}}
+  // expected-error @+1 {{expected 'splits', 'wgmma', 'producer' or 'pingpong', got 'stage'}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, stage = 3>} -> tensor<2x8x128x64xf16>
   return
 }

@@ -224,3 +224,22 @@ func.func @f(%n: index, %s: index) {
   }
   return
 }
+
+// -----
+
+// The ping-pong turn ops need a pingpong config.
+func.func @f(%n: index, %s: index) {
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true, producer = true>, scale = 1.0 : f32} {
+    // expected-error @+1 {{'flash.pipeline_turn_start' op needs a grid whose config has pingpong = true}}
+    flash.pipeline_turn_start
+  }
+  return
+}
+
+// -----
+
+func.func @f(%n: index) {
+  // expected-error @+1 {{'flash.pipeline_turn_end' op expects parent op 'flash.grid'}}
+  flash.pipeline_turn_end
+  return
+}

@@ -56,3 +56,34 @@ func.func @producer(%n: index, %lo: index, %hi: index) {
   }
   return
 }
+
+// -----
+
+// FA3's ping-pong turns (flash-pingpong's), with a pingpong config.
+// CHECK-LABEL: func.func @pingpong
+// CHECK: flash.pipeline_producer stages 2
+// CHECK-NEXT: flash.pipeline_turn_start
+// CHECK: flash.pipeline_acquire
+// CHECK-NEXT: flash.pipeline_advance
+// CHECK-NEXT: flash.pipeline_turn_pass
+// CHECK-NEXT: flash.pipeline_turn_wait
+// CHECK-NEXT: flash.pipeline_release
+// CHECK: flash.pipeline_turn_end
+// CHECK-NEXT: flash.pipeline_drain
+func.func @pingpong(%n: index, %lo: index, %hi: index) {
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true, producer = true, pingpong = true>, scale = 1.250000e-01 : f32} {
+    %s0, %p0 = flash.pipeline_producer stages 2
+    flash.pipeline_turn_start
+    %r:2 = flash.kv_loop %j = %lo to %hi iter_args(%s = %s0, %p = %p0) -> (index, index) attributes {role = "main"} {
+      flash.pipeline_acquire %s phase %p
+      %next:2 = flash.pipeline_advance %s phase %p
+      flash.pipeline_turn_pass
+      flash.pipeline_turn_wait
+      flash.pipeline_release %s
+      flash.yield %next#0, %next#1 : index, index
+    }
+    flash.pipeline_turn_end
+    flash.pipeline_drain
+  }
+  return
+}

@@ -49,7 +49,7 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
         parser.parseEqual() || parser.parseInteger(values[i]))
       return {};
   int64_t splits = 1;
-  bool wgmma = false, producer = false;
+  bool wgmma = false, producer = false, pingpong = false;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     if (parser.parseKeyword(&key) || parser.parseEqual())
@@ -57,15 +57,16 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
     if (key == "splits") {
       if (parser.parseInteger(splits))
         return {};
-    } else if (key == "wgmma" || key == "producer") {
-      bool &flag = key == "wgmma" ? wgmma : producer;
+    } else if (key == "wgmma" || key == "producer" || key == "pingpong") {
+      bool &flag = key == "wgmma" ? wgmma : key == "producer" ? producer : pingpong;
       if (succeeded(parser.parseOptionalKeyword("true")))
         flag = true;
       else if (parser.parseKeyword("false"))
         return {};
     } else {
       parser.emitError(parser.getCurrentLocation(),
-                       "expected 'splits', 'wgmma' or 'producer', got '")
+                       "expected 'splits', 'wgmma', 'producer' or 'pingpong', "
+                       "got '")
           << key << "'";
       return {};
     }
@@ -74,7 +75,7 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
     return {};
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), values[0], values[1], values[2],
-                    values[3], splits, wgmma, producer);
+                    values[3], splits, wgmma, producer, pingpong);
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {
@@ -86,6 +87,8 @@ void ConfigAttr::print(AsmPrinter &printer) const {
     printer << ", wgmma = true";
   if (getProducer())
     printer << ", producer = true";
+  if (getPingpong())
+    printer << ", pingpong = true";
   printer << ">";
 }
 
@@ -115,7 +118,8 @@ int64_t ConfigAttr::getKernelSharedMemoryBytes(int64_t headDim) const {
 LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN,
                                  int64_t numWarps, int64_t numStages,
-                                 int64_t numSplits, bool wgmma, bool producer) {
+                                 int64_t numSplits, bool wgmma, bool producer,
+                                 bool pingpong) {
   // Upper bounds keep every size derived from a config (tiles, unrolled
   // fragments, shared memory, split buffers) far from int64 overflow; each
   // is well above what any target runs.
@@ -138,6 +142,13 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << numWarps << " warps and block_m = " << blockM;
   if (producer && !wgmma)
     return emitError() << "a producer warpgroup needs wgmma = true";
+  // The turns alternate between exactly two consumer warpgroups (named
+  // barriers 2 and 3), which wait only on the producer otherwise.
+  if (pingpong && (!producer || numWarps != 8))
+    return emitError() << "pingpong alternates two consumer warpgroups: it "
+                          "needs producer = true and warps = 8, got "
+                       << (producer ? "" : "no producer and ") << numWarps
+                       << " warps";
   return success();
 }
 

@@ -6,7 +6,8 @@
 // and the mode (cp.async prefetch or a producer warpgroup's mbarrier ring)
 // it belongs to. How the ops fit together across a grid (one prologue, a
 // slot threaded through every KV loop, ...) is checked where they are
-// lowered, by flash-to-gpu's checkPipeline.
+// lowered, by flash-to-gpu's checkPipeline. The ping-pong turn ops need a
+// config with `pingpong = true`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,7 +22,8 @@ using namespace mlir::flash;
 bool mlir::flash::isPipelineOp(Operation *op) {
   return isa<PipelinePrologueOp, PipelineProducerOp, PipelineWaitOp,
              PipelinePrefetchOp, PipelineAcquireOp, PipelineReleaseOp,
-             PipelineAdvanceOp, PipelineDrainOp>(op);
+             PipelineAdvanceOp, PipelineDrainOp, PipelineTurnStartOp,
+             PipelineTurnPassOp, PipelineTurnWaitOp, PipelineTurnEndOp>(op);
 }
 
 /// The config of the attention grid around `op`, or an error at `op`.
@@ -172,3 +174,19 @@ LogicalResult PipelineAdvanceOp::verify() {
     return emitOpError("gives the next slot") << (producer ? " and phase" : "");
   return success();
 }
+
+/// A turn op needs a grid config with `pingpong = true` (whose verifier
+/// already requires the producer warpgroup and two consumer warpgroups).
+static LogicalResult checkTurn(Operation *op) {
+  FailureOr<ConfigAttr> config = pipelineConfig(op);
+  if (failed(config))
+    return failure();
+  if (!config->getPingpong())
+    return op->emitOpError("needs a grid whose config has pingpong = true");
+  return success();
+}
+
+LogicalResult PipelineTurnStartOp::verify() { return checkTurn(*this); }
+LogicalResult PipelineTurnPassOp::verify() { return checkTurn(*this); }
+LogicalResult PipelineTurnWaitOp::verify() { return checkTurn(*this); }
+LogicalResult PipelineTurnEndOp::verify() { return checkTurn(*this); }

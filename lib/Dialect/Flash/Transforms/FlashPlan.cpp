@@ -71,7 +71,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       }
       // sm_90a: warpgroup MMA, one 16-row m-tile per warp. The tile sweeps
       // (bench/results/2026-11-29-h200-wgmma-sweep*.txt) picked these.
-      bool useWgmma = false, producer = false;
+      bool useWgmma = false, producer = false, pingpong = false;
       if (wgmma && s.headDim == s.headDimV &&
           llvm::is_contained({64, 128, 192, 256}, d)) {
         useWgmma = true;
@@ -90,14 +90,22 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         // in lockstep, so one warpgroup's mask work overlaps the other's
         // GEMMs: a document mask cost 1.16-1.21x the unmasked kernel
         // against 1.50x with 192 x 96 (bench/NOTES.md, session 11). Causal
-        // keeps 64 x 96, where the producer did not help.
-        if (d == 128 && !op.getCausal() && !op.getMaskMod().empty())
+        // keeps 64 x 96, where the producer did not help. Without a
+        // block_mask hint the mask runs on every block, and FA3's ping-pong
+        // turns hide it under the other warpgroup's GEMMs: document mask
+        // and prefix-LM 1.04-1.10x the unmasked kernel against 1.09-1.20x
+        // without turns (bench/NOTES.md, session 13). With a hint most
+        // blocks run no mask, and the turns cost the unmasked loop 9-17 %.
+        if (d == 128 && !op.getCausal() && !op.getMaskMod().empty()) {
           blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;
+          pingpong = !op.getBlockMask();
+        }
         auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,
-                                       stages, 1, /*wgmma=*/true, producer);
+                                       stages, 1, /*wgmma=*/true, producer,
+                                       pingpong);
         if (planned.getKernelSharedMemoryBytes(d) > smemPerBlockKB * 1024)
-          useWgmma = false, producer = false, stages = cpAsyncStages,
-          blockM = 64, blockN = 64, warps = 4;
+          useWgmma = false, producer = false, pingpong = false,
+          stages = cpAsyncStages, blockM = 64, blockN = 64, warps = 4;
       }
       // Decode and short chunks (static Sq <= 64, e.g. after flash-fold-gqa):
       // Flash-Decoding. Query blocks shrink to the rows there are (16 rows
@@ -106,7 +114,8 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       // form is not split, and decode stays on mma.sync.
       int64_t splits = 1;
       if (!ShapedType::isDynamic(s.seqQ) && s.seqQ <= 64 && d <= 128) {
-        useWgmma = false, producer = false, stages = cpAsyncStages;
+        useWgmma = false, producer = false, pingpong = false;
+        stages = cpAsyncStages;
         blockM = s.seqQ <= 16 ? 16 : 64;
         warps = blockM / 16;
         blockN = 64;
@@ -114,7 +123,8 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           splits = 0;
       }
       op.setConfigAttr(ConfigAttr::get(op.getContext(), blockM, blockN, warps,
-                                       stages, splits, useWgmma, producer));
+                                       stages, splits, useWgmma, producer,
+                                       pingpong));
       ++numPlanned;
     });
   }

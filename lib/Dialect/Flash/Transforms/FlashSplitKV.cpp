@@ -243,7 +243,8 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
     whole.setConfigAttr(ConfigAttr::get(
         op.getContext(), config.getBlockM(), config.getBlockN(),
         config.getNumWarps(), config.getNumStages(),
-        /*numSplits=*/1, config.getWgmma(), config.getProducer()));
+        /*numSplits=*/1, config.getWgmma(), config.getProducer(),
+        config.getPingpong()));
     OpBuilder eb = ifOp.getElseBodyBuilder();
     emitSplit(eb);
   }

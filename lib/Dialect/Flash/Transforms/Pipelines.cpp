@@ -156,6 +156,8 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   // The K/V copy schedule (cp.async prefetch or the producer's ring) as
   // ops, which flash-to-gpu lowers instead of deciding.
   pm.addPass(createFlashPipelineKV());
+  // FA3's ping-pong turns of the consumer warpgroups (pingpong configs).
+  pm.addPass(createFlashPingpong());
   // The tensor form: flash-tile put each op on buffers (to_buffer of the
   // inputs, allocated outputs, to_tensor of the results). Bufferizing only
   // the function boundary (the tile code inside the grids stays as

@@ -178,4 +178,71 @@ def Flash_PipelineDrainOp : Flash_PipelineOp<"drain", [HasParent<"GridOp">]> {
   let assemblyFormat = "attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// FA3's ping-pong schedule of two consumer warpgroups (`pingpong = true`)
+//===----------------------------------------------------------------------===//
+
+/// A turn op: the consumer warpgroups take turns at the tensor cores, so one
+/// issues its GEMMs while the other runs its softmax. Warpgroup g waits for
+/// its turn on named barrier 2 + g, which the other warpgroup arrives on
+/// when it passes the turn; both count 256 threads (one warpgroup syncs, the
+/// other arrives).
+class Flash_PipelineTurnOp<string mnemonic, string parent>
+    : Flash_PipelineOp<"turn_" # mnemonic, [HasParent<parent>]> {
+  let assemblyFormat = "attr-dict";
+}
+
+def Flash_PipelineTurnStartOp : Flash_PipelineTurnOp<"start", "GridOp"> {
+  let summary = "Warpgroup 0 takes the first turn";
+  let description = [{
+    Before the first KV loop: warpgroup 1 passes the first turn to warpgroup
+    0, then each waits for its own turn, so warpgroup 0 issues the first
+    score GEMM. Needs a grid config with `pingpong = true`.
+
+    ```mlir
+    flash.pipeline_turn_start
+    ```
+  }];
+}
+
+def Flash_PipelineTurnPassOp : Flash_PipelineTurnOp<"pass", "KVLoopOp"> {
+  let summary = "Hands the tensor cores to the other warpgroup";
+  let description = [{
+    After this warpgroup issued its score GEMM (the GPU lowering places the
+    arrive before the GEMM's wait, so the other warpgroup issues while these
+    scores are computed). A warpgroup's turn is {O += P V of the previous
+    block, S = Q K^T of this one}.
+
+    ```mlir
+    flash.pipeline_turn_pass
+    ```
+  }];
+}
+
+def Flash_PipelineTurnWaitOp : Flash_PipelineTurnOp<"wait", "KVLoopOp"> {
+  let summary = "Waits until the other warpgroup passed the turn";
+  let description = [{
+    Before this warpgroup's P V GEMM: its softmax is done, and it waits
+    until the other warpgroup has issued its GEMMs.
+
+    ```mlir
+    flash.pipeline_turn_wait
+    ```
+  }];
+}
+
+def Flash_PipelineTurnEndOp : Flash_PipelineTurnOp<"end", "GridOp"> {
+  let summary = "Warpgroup 0 passes once more after the KV loops";
+  let description = [{
+    Balances the turns: warpgroup 1's last wait (before its last P V GEMM)
+    needs one more pass from warpgroup 0, which has no next score GEMM to
+    pass after. Both warpgroups run the same blocks, so every other wait has
+    its pass.
+
+    ```mlir
+    flash.pipeline_turn_end
+    ```
+  }];
+}
+
 #endif // FLASH_DIALECT_FLASH_IR_FLASHPIPELINEOPS_TD

@@ -92,6 +92,12 @@ def FlashPlan : Pass<"flash-plan"> {
     a prefix-LM mask at 1.01x (bench/results/2026-12-02-h200-session11-*).
     Causal keeps 64 x 96, and head dim 64 keeps 64 x 64: producer configs
     with two consumer warpgroups ran its document mask 1.09-1.24x slower.
+    Without a `block_mask` hint (the mask then runs on every block) the
+    config also takes FA3's ping-pong turns (`pingpong = true`,
+    flash-pingpong): document mask and prefix-LM 1.04-1.10x the unmasked
+    kernel against 1.09-1.20x without turns
+    (bench/results/2026-12-02-h200-session13-call1-mods.log); with a hint
+    most blocks run no mask, and the turns cost an unmasked loop 9-17 %.
 
     Head dims that are not multiples of 64 (32, 96, ...) and decode stay on
     mma.sync.
@@ -345,6 +351,34 @@ def FlashPipelineKV : Pass<"flash-pipeline-kv"> {
     is an error at the op. Canonicalize and cse between this pass and the
     next change nothing (the pipeline ops have memory effects; only the
     advance is pure, and the loops yield it).
+  }];
+}
+
+def FlashPingpong : Pass<"flash-pingpong"> {
+  let summary = "Write FA3's ping-pong turns of two consumer warpgroups";
+  let description = [{
+    The GPU pipeline's stage after `flash-pipeline-kv`, for a grid whose
+    `#flash.config` has `pingpong = true` (a producer warpgroup and two
+    consumer warpgroups): the consumers take turns at the tensor cores, so
+    that one warpgroup's softmax (and score or mask modification) runs while
+    the other's GEMMs do. A turn is {O += P V of the previous block, S = Q
+    K^T of this one}:
+
+    * `flash.pipeline_turn_start` before the first KV loop (warpgroup 0
+      takes the first turn);
+    * in every KV loop, `flash.pipeline_turn_pass` right after the score
+      GEMM (the matmul whose left operand is a shared-memory tile, Q) and
+      `flash.pipeline_turn_wait` right before the P V GEMM (the matmul whose
+      left operand is in registers, P);
+    * `flash.pipeline_turn_end` after the last KV loop, which balances
+      warpgroup 1's last wait.
+
+    Other grids are left as they are, and so is a grid that has turn ops
+    already (running the pass twice is running it once). A `pingpong` grid
+    whose K/V pipeline was not written yet, or a KV loop without exactly one
+    GEMM of each kind, is an error at the op. Canonicalize and cse between
+    this pass and the next change nothing (the turn ops have memory
+    effects).
   }];
 }
 
