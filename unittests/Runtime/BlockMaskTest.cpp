@@ -17,7 +17,6 @@
 
 #include "gtest/gtest.h"
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -185,10 +184,3 @@ TEST_F(BlockMask, SizesAgainstQ) {
 }
 
 } // namespace
-
-int main(int argc, char **argv) {
-  setenv("FLASHRT_LIBCUDA", FAKE_CUDA, 1);
-  unsetenv("FLASHRT_DEVICE");
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -19,7 +19,6 @@
 
 #include "gtest/gtest.h"
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -266,10 +265,3 @@ TEST(CaptureAbi, OpenRefusesAMalformedRecord) {
 }
 
 } // namespace
-
-int main(int argc, char **argv) {
-  setenv("FLASHRT_LIBCUDA", FAKE_CUDA, 1);
-  unsetenv("FLASHRT_DEVICE");
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -30,14 +30,6 @@ void mgpuMemFree(void *, void *);
 
 namespace {
 
-/// The memref descriptor the fake artifact's entries take and record.
-template <int Rank> struct MemRef {
-  void *allocated, *aligned;
-  int64_t offset, sizes[Rank], strides[Rank];
-};
-
-std::string lastError() { return flashrt_last_error(); }
-
 FakeCudaState &fake() {
   static FakeCudaState *s = [] {
     void *h = dlopen(FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
@@ -561,10 +553,3 @@ TEST_F(FakeDriver, PagedRun) {
 }
 
 } // namespace
-
-int main(int argc, char **argv) {
-  setenv("FLASHRT_LIBCUDA", FAKE_CUDA, 1);
-  unsetenv("FLASHRT_DEVICE");
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

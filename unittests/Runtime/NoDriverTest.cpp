@@ -39,8 +39,6 @@ void *mgpuEventCreate(void);
 
 namespace {
 
-std::string lastError() { return flashrt_last_error(); }
-
 TEST(NoDriver, OpenMissingFile) {
   flashrt_kernel *k = reinterpret_cast<flashrt_kernel *>(1);
   EXPECT_EQ(flashrt_open("/nonexistent/libattn.so", "attn", &k),

@@ -1,11 +1,10 @@
 //===- RuntimeFixture.h - Fixture of the capture entry tests ----*- C++ -*-===//
 //
-// What CaptureTest and BlockMaskTest share: the memref descriptor the test
-// artifact's entries record, and a fixture that opens one of its document
-// mask entries (fake_cap, fake_bm) against the fake driver, with Q, K, V,
-// O and LSE of one problem (B=2, Hq=4, Sq=33, Sk=70) and its document ids
-// on the device, and frees them after each test. The tests fill the
-// capture tensors the entry takes.
+// What CaptureTest and BlockMaskTest share: a fixture that opens one of the
+// test artifact's document mask entries (fake_cap, fake_bm) against the fake
+// driver, with Q, K, V, O and LSE of one problem (B=2, Hq=4, Sq=33, Sk=70)
+// and its document ids on the device, and frees them after each test. The
+// tests fill the capture tensors the entry takes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,14 +21,6 @@
 #include <vector>
 
 namespace flashrt_test {
-
-/// The memref descriptor the test artifact's entries take and record.
-template <int Rank> struct MemRef {
-  void *allocated, *aligned;
-  int64_t offset, sizes[Rank], strides[Rank];
-};
-
-inline std::string lastError() { return flashrt_last_error(); }
 
 /// The artifact's entry `entry` on `p`: Q and K all bf16 0.0078, V 1.0 for
 /// the keys of document 0 (j < 40) and 2.0 for those of document 1, so every

@@ -1,7 +1,9 @@
 //===- RuntimeTestUtil.h - Helpers of the runtime tests ---------*- C++ -*-===//
 //
-// Builds flashrt_tensor views of a problem (BHSD or BSHD storage) over any
-// base pointers, and reaches the test artifact's knobs by dlsym.
+// What every runtime test shares: flashrt_tensor views of a problem (BHSD or
+// BSHD storage) over any base pointers, the memref descriptor the test
+// artifact's entries take and record, the runtime's last error as a string,
+// and the test artifact's knobs reached by dlsym.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,14 @@
 #include <vector>
 
 namespace flashrt_test {
+
+/// The memref descriptor the test artifact's entries take and record.
+template <int Rank> struct MemRef {
+  void *allocated, *aligned;
+  int64_t offset, sizes[Rank], strides[Rank];
+};
+
+inline std::string lastError() { return flashrt_last_error(); }
 
 /// A row-major tensor of `sizes` at `data`.
 inline flashrt_tensor rowMajor(void *data, int32_t dtype,

@@ -301,9 +301,11 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
         failed(checkOptionRange(module, "flash-to-gpu", "smem-kb",
                                 smemLimitKB, 1, 1024)) ||
         failed(checkOptionRange(module, "flash-to-gpu", "producer-regs",
-                                producerRegs, 24, 168)))
+                                producerRegs, RegisterSplit::kMinProducerRegs,
+                                RegisterSplit::kMaxProducerRegs)))
       return signalPassFailure();
-    if (producerRegs % 8 != 0) {
+    // The range is refused above in every pass's words; the granule here.
+    if (getRegisterSplit(producerRegs).error != RegisterSplit::Error::None) {
       module.emitError() << "flash-to-gpu: producer-regs must be a multiple "
                             "of 8 (setmaxnreg), not "
                          << int64_t(producerRegs);
@@ -484,7 +486,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
 
   SmallVector<Value> captures = findCaptures(t, hostFunc);
   KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
-  emitter.setProducerRegs(producerRegs);
+  emitter.setRegisterSplit(getRegisterSplit(producerRegs));
   SmallVector<Value> hostArgs;
   if (failed(emitter.emit(hostArgs)))
     return failure();

@@ -41,6 +41,7 @@
 #define FLASH_CONVERSION_FLASHTOGPU_KERNELEMITTER_H
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Transforms/Targets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -179,18 +180,15 @@ public:
   int64_t smemBytes() const { return config.getKernelSharedMemoryBytes(d); }
   /// Threads per program: the consumers plus the producer warpgroup.
   int64_t launchThreads() const { return threads + (ws ? 128 : 0); }
-  /// setmaxnreg with a producer and 8 consumer warps (384 threads, 168
-  /// registers each at launch: 64512): the producer keeps `regs` (flash-to-gpu's
-  /// producer-regs), the consumers take the largest multiple of 8 that fits
-  /// (128 * regs + 256 * consumer <= 64512; a larger request would wait in
-  /// setmaxnreg.inc for registers nobody frees). By default 64 / 216: with
-  /// 40 / 232 the producer's cp.async address arithmetic spilled 8 bytes on
-  /// every d128 kernel; with 64 / 216 none spills (ptxas, sm_90a).
-  void setProducerRegs(int64_t regs) {
-    producerRegs = regs;
-    consumerRegs = (kLaunchRegs * 384 - 128 * regs) / 256 / 8 * 8;
+  /// The setmaxnreg counts of the producer and the consumer warpgroups
+  /// (getRegisterSplit of flash-to-gpu's producer-regs). By default 64 /
+  /// 216: with 40 / 232 the producer's cp.async address arithmetic spilled 8
+  /// bytes on every d128 kernel; with 64 / 216 none spills (ptxas, sm_90a).
+  void setRegisterSplit(const RegisterSplit &split) {
+    assert(split.error == RegisterSplit::Error::None && "unchecked split");
+    producerRegs = split.producer;
+    consumerRegs = split.consumer;
   }
-  static constexpr int64_t kLaunchRegs = 168;
   int64_t producerRegs = 64, consumerRegs = 216;
 
 private:

@@ -27,12 +27,14 @@ verify: its diagnostic must reach the FlashError).
 """
 import math
 import os
+import re
 import sys
 import tempfile
 import unittest
 
 import flashmlir
 from flashmlir import FlashError, Variant
+from flashmlir.blockmask import PREFIX_LM_MASK_MOD
 from flashmlir.cache import Compiler, KernelCache
 
 try:
@@ -58,16 +60,9 @@ MASK = """
   flash.yield %same : i1
 """
 CAPS = (("f32", 2), ("i32", 2))
-# A prefix-LM mask_mod with one rank-1 capture (prefix i32 [B]).
-PREFIX = """
-^bb0(%b: index, %h: index, %i: index, %j: index, %p: memref<?xi32>):
-  %n = memref.load %p[%b] : memref<?xi32>
-  %ni = arith.index_cast %n : i32 to index
-  %past = arith.cmpi sle, %j, %i : index
-  %inside = arith.cmpi slt, %j, %ni : index
-  %v = arith.ori %past, %inside : i1
-  flash.yield %v : i1
-"""
+# The package's prefix-LM mask_mod, one rank-1 capture (prefix i32 [B]):
+# j <= i or j < prefix[b] (reference() restates it).
+PREFIX = PREFIX_LM_MASK_MOD
 
 
 def emitted():
@@ -143,15 +138,26 @@ class Names(unittest.TestCase):
                       text)
 
     def test_argument_order(self):
+        def arg_names(variant):
+            args = variant.mlir().split("(", 1)[1].split(") {", 1)[0]
+            return [a.split(":")[0].strip().lstrip("%") for a in args.split(", %")]
+
         # Q, K, V, [kv_lens], [block_table], slopes, captures..., O, LSE.
-        text = emitted()[4].mlir()
-        args = text.split("(", 1)[1].split(") {", 1)[0]
-        order = [a.split(":")[0].strip() for a in args.split(", %")]
-        # With regions the function's names are %attn.*, which no region
-        # clashes with (PREFIX defines %v); without, they stay as they were.
-        self.assertEqual([o.lstrip("%") for o in order],
-                         ["attn." + n for n in ("q", "k", "v", "lens", "table", "slopes",
-                                                "cap0", "o", "lse")])
+        names = ("q", "k", "v", "lens", "table", "slopes", "cap0", "o", "lse")
+        self.assertEqual(arg_names(emitted()[4]), ["attn." + n for n in names])
+        # A region's SSA names share the function's scope: with regions the
+        # function's names are %attn.*, so a region may name its values like
+        # the bare arguments (here PREFIX with its result renamed to each of
+        # them); without, they stay as they were.
+        result = re.search(r"flash\.yield %([\w.$-]+)", PREFIX).group(1)
+        for n in names:
+            region = re.sub("%" + re.escape(result) + r"\b", "%" + n, PREFIX)
+            variant = Variant("bf16", 64, decode=True, heads_q=8, heads_kv=2, seq_q=1,
+                              kv_lens=True, page_size=16, alibi=1, mask_mod=region,
+                              captures=[("i32", 1)])
+            defined = set(re.findall(r"%([\w.$-]+)\s*[:=]", region))
+            self.assertIn(n, defined)
+            self.assertFalse(defined & set(arg_names(variant)), region)
         self.assertIn("(%q: memref", emitted()[0].mlir())
 
 

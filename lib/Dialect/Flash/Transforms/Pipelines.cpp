@@ -116,10 +116,11 @@ mlir::flash::verifyFlashGpuPipelineOptions(const FlashGpuPipelineOptions &option
     return failure();
   }
   int64_t regs = options.producerRegs;
-  if (regs < 24 || regs > 168 || regs % 8 != 0) {
+  if (getRegisterSplit(regs).error != RegisterSplit::Error::None) {
     errorStream << "flash-lower-to-gpu: producer-regs must be a multiple of "
-                   "8 in [24, 168], not "
-                << regs;
+                   "8 in ["
+                << RegisterSplit::kMinProducerRegs << ", "
+                << RegisterSplit::kMaxProducerRegs << "], not " << regs;
     return failure();
   }
   return success();

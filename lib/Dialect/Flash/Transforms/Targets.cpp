@@ -75,3 +75,18 @@ LogicalResult flash::checkOptionRange(Operation *op, StringRef pass,
   return op->emitError() << pass << ": " << option << " must be in [" << min
                          << ", " << max << "], not " << value;
 }
+
+flash::RegisterSplit flash::getRegisterSplit(int64_t producerRegs) {
+  RegisterSplit split;
+  if (producerRegs < RegisterSplit::kMinProducerRegs ||
+      producerRegs > RegisterSplit::kMaxProducerRegs)
+    split.error = RegisterSplit::Error::OutOfRange;
+  else if (producerRegs % 8 != 0)
+    split.error = RegisterSplit::Error::NotMultipleOf8;
+  else {
+    split.producer = producerRegs;
+    split.consumer =
+        (RegisterSplit::kLaunchRegs * 384 - 128 * producerRegs) / 256 / 8 * 8;
+  }
+  return split;
+}

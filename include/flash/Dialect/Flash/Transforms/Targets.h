@@ -3,7 +3,9 @@
 // The one table of supported chips: what flash-lower-to-gpu, flash-plan and
 // flash-to-gpu need to know about each (SM version, shared memory per
 // program, the PTX ISA version the kernels need there), so that an option
-// naming a chip is checked once, against this list, before anything is built.
+// naming a chip is checked once, against this list, before anything is built;
+// and the one statement of the producer warpgroup's register split
+// (producer-regs), which flash-lower-to-gpu checks and flash-to-gpu emits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,30 @@ LogicalResult checkChipOption(Operation *op, StringRef pass, StringRef chip,
 LogicalResult checkOptionRange(Operation *op, StringRef pass,
                                StringRef option, int64_t value, int64_t min,
                                int64_t max);
+
+/// The setmaxnreg split of a kernel with a producer warpgroup: 384 threads
+/// (the producer and two consumer warpgroups) launched with kLaunchRegs
+/// registers each. The producer keeps `producer` (producer-regs: a multiple
+/// of 8, setmaxnreg's granule, from setmaxnreg's least, 24, to the launch
+/// count, as it only gives registers back); the consumers take the largest
+/// multiple of 8 that fits (128 * producer + 256 * consumer <= 384 *
+/// kLaunchRegs: a larger request would wait in setmaxnreg.inc for registers
+/// nobody frees).
+struct RegisterSplit {
+  static constexpr int64_t kLaunchRegs = 168;
+  static constexpr int64_t kMinProducerRegs = 24;
+  static constexpr int64_t kMaxProducerRegs = kLaunchRegs;
+  /// Why a producer-regs value is refused; each caller words its own
+  /// diagnostic from it and the bounds above.
+  enum class Error { None, OutOfRange, NotMultipleOf8 };
+
+  Error error = Error::None;
+  /// Registers per thread after setmaxnreg; set when error is None.
+  int64_t producer = 0, consumer = 0;
+};
+
+/// The split for producer-regs `producerRegs`, or why it is refused.
+RegisterSplit getRegisterSplit(int64_t producerRegs);
 
 } // namespace mlir::flash
 
