@@ -74,8 +74,10 @@ BLOCK_MASK_KINDS = ("docmask_bm",)
 # baseline). Head dim 64 (flash-plan: 64 x 64, one warpgroup, so nothing
 # overlaps its mask work): two producer configs with two consumer
 # warpgroups, 128 x 128 (_p) and 128 x 64 (_q), plain and masked, causal
-# and not. _pp: the head-dim-128 producer config with FA3's ping-pong
-# turns (flash-pingpong), plain and masked.
+# and not. _pp / _qp: those producer configs with FA3's ping-pong turns
+# (flash-pingpong), plain and masked, causal and not (d128: 128 x 96);
+# _pc: d128 ping-pong with 128-key blocks and 3 stages (FA3's tile),
+# masked.
 PRODUCER = {"wgmma": True, "producer": True}
 CONFIG_SUFFIXES = {
     "_p": {128: {"block_m": 128, "block_n": 96, "warps": 8, "stages": 3, **PRODUCER},
@@ -83,12 +85,19 @@ CONFIG_SUFFIXES = {
     "_q": {64: {"block_m": 128, "block_n": 64, "warps": 8, "stages": 4, **PRODUCER}},
     "_w12": {128: {"block_m": 192, "block_n": 96, "warps": 12, "stages": 2, "wgmma": True}},
     "_pp": {128: {"block_m": 128, "block_n": 96, "warps": 8, "stages": 3, **PRODUCER,
+                  "pingpong": True},
+            64: {"block_m": 128, "block_n": 128, "warps": 8, "stages": 3, **PRODUCER,
+                 "pingpong": True}},
+    "_qp": {64: {"block_m": 128, "block_n": 64, "warps": 8, "stages": 4, **PRODUCER,
+                 "pingpong": True}},
+    "_pc": {128: {"block_m": 128, "block_n": 128, "warps": 8, "stages": 3, **PRODUCER,
                   "pingpong": True}},
 }
 CONFIG_KINDS = {128: ("plain_p", "docmask_w12", "prefixlm_w12", "plain_pp", "docmask_pp",
-                      "prefixlm_pp"),
+                      "prefixlm_pp", "docmask_pc", "prefixlm_pc"),
                 64: ("plain_p", "docmask_p", "prefixlm_p", "plain_q", "docmask_q",
-                     "prefixlm_q")}
+                     "prefixlm_q", "plain_pp", "docmask_pp", "prefixlm_pp", "plain_qp",
+                     "docmask_qp", "prefixlm_qp")}
 
 
 def split_config(kind, d=None):
@@ -213,8 +222,10 @@ def entries(dims, block_mask=False, configs=False):
         extra = CONFIG_KINDS.get(d, ()) if configs else ()
         for kind in kinds + extra:
             for causal in (False, True):
-                # (the d128 extras compare non-causal configs only)
-                if causal and (kind.startswith("prefixlm") or (kind in extra and d == 128)):
+                # (the d128 extras compare non-causal configs only, but
+                # for the ping-pong ones)
+                if causal and (kind.startswith("prefixlm") or
+                               (kind in extra and d == 128 and not kind.endswith("_pp"))):
                     continue
                 yield kind, d, causal
 

@@ -47,11 +47,14 @@ if a.configs:
         bm, bn, warps, stages, wgmma, causal, d = row[:7]
         producer = len(row) > 7 and row[7]
         pingpong = len(row) > 8 and row[8]
+        regs = row[9] if len(row) > 9 else 0
         name = (f"tune_d{d}_{'c_' if causal else ''}{bm}x{bn}w{warps}s{stages}"
-                f"{'_wg' if wgmma else ''}{'_p' if producer else ''}{'p' if pingpong else ''}")
+                f"{'_wg' if wgmma else ''}{'_p' if producer else ''}{'p' if pingpong else ''}"
+                f"{f'_r{regs}' if regs else ''}")
         add("bf16", d, causal, name, dict(block_m=bm, block_n=bn, warps=warps, stages=stages,
                                           wgmma=bool(wgmma), producer=bool(producer),
-                                          pingpong=bool(pingpong)))
+                                          pingpong=bool(pingpong),
+                                          **({"producer_regs": regs} if regs else {})))
 else:
     for dt in a.dtypes.split(","):
         for d in map(int, a.dims.split(",")):

@@ -325,7 +325,14 @@ def timing(kernels, log, rounds=5, base_kernels=None, ab_kinds=(), pairs=True):
              ("plain_pp", "plain_p", None), ("docmask_pp", "docmask", None),
              ("prefixlm_pp", "prefixlm", None), ("docmask_pp", "plain", None),
              ("prefixlm_pp", "plain", None), ("docmask_pp", "plain_pp", None),
-             ("prefixlm_pp", "plain_pp", None)]
+             ("prefixlm_pp", "plain_pp", None),
+             # d64 ping-pong on both producer configs, and d128 causal
+             ("docmask_qp", "plain", None), ("prefixlm_qp", "plain", None),
+             ("docmask_qp", "docmask", None), ("docmask_pp", "docmask", None),
+             ("plain_pp", "plain", None), ("plain_qp", "plain", None),
+             # d128 ping-pong with 128-key blocks
+             ("docmask_pc", "docmask", None), ("prefixlm_pc", "prefixlm", None),
+             ("docmask_pc", "plain", None), ("prefixlm_pc", "plain", None)]
     split = lambda kind: _gen_variants().split_config(kind)[0]  # noqa
 
     def time_pair(km, kb, mine, base, one_doc, d, name_m, name_b):

@@ -1,5 +1,5 @@
 // CHECK-LABEL: func.func @pingpong
-// CHECK: flash.pipeline_producer stages 2
+// CHECK: flash.pipeline_producer stages 3
 // CHECK-NEXT: flash.pipeline_turn_start
 // CHECK: flash.pipeline_acquire
 // CHECK-NEXT: flash.pipeline_advance
@@ -9,8 +9,8 @@
 // CHECK: flash.pipeline_turn_end
 // CHECK-NEXT: flash.pipeline_drain
 func.func @pingpong(%n: index, %lo: index, %hi: index) {
-  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true, producer = true, pingpong = true>, scale = 1.250000e-01 : f32} {
-    %s0, %p0 = flash.pipeline_producer stages 2
+  flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>, scale = 1.250000e-01 : f32} {
+    %s0, %p0 = flash.pipeline_producer stages 3
     flash.pipeline_turn_start
     %r:2 = flash.kv_loop %j = %lo to %hi iter_args(%s = %s0, %p = %p0) -> (index, index) attributes {role = "main"} {
       flash.pipeline_acquire %s phase %p

@@ -486,7 +486,9 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
 
   SmallVector<Value> captures = findCaptures(t, hostFunc);
   KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
-  emitter.setRegisterSplit(getRegisterSplit(producerRegs));
+  // A config's own producer_regs (verified) wins over the pass option.
+  emitter.setRegisterSplit(getRegisterSplit(
+      config.getProducerRegs() ? config.getProducerRegs() : producerRegs));
   SmallVector<Value> hostArgs;
   if (failed(emitter.emit(hostArgs)))
     return failure();
@@ -654,7 +656,8 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module, GridOp grid) {
                         ConfigAttr::get(&getContext(), 16, 16, threads / 32, 2,
                                         1, /*wgmma=*/false,
                                         /*producer=*/false,
-                                        /*pingpong=*/false),
+                                        /*pingpong=*/false,
+                                        /*producerRegs=*/0),
                         kb.getF32Type(), dv);
   SmallVector<Value> hostArgs;
   if (failed(emitter.emitCombine(hostArgs)))

@@ -415,7 +415,7 @@ func.func @pingpong_needs_two_warpgroups(%q: tensor<2x8x128x64xf16>, %k: tensor<
 // -----
 
 func.func @config_key(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{expected 'splits', 'wgmma', 'producer' or 'pingpong', got 'stage'}}
+  // expected-error @+1 {{expected 'splits', 'wgmma', 'producer', 'pingpong' or 'producer_regs', got 'stage'}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, stage = 3>} -> tensor<2x8x128x64xf16>
   return
 }
@@ -489,5 +489,39 @@ func.func @combine_lse_type(%op: memref<3x1x8x1x64xf32>, %lp: memref<3x1x8x1xf32
 func.func @combine_f16_parts(%op: memref<3x1x8x1x64xf16>, %lp: memref<3x1x8x1xf32>, %o: memref<1x8x1x64xf16>) {
   // expected-error @+1 {{partial_out and partial_lse must be f32}}
   flash.combine ins(%op, %lp : memref<3x1x8x1x64xf16>, memref<3x1x8x1xf32>) outs(%o : memref<1x8x1x64xf16>)
+  return
+}
+
+// -----
+
+// With 2 stages the turns and the producer's ring would deadlock.
+func.func @pingpong_needs_three_stages(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{pingpong needs stages >= 3 (with 2, a warpgroup's turn would wait on a block the producer publishes only after that warpgroup's release), got 2}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true, producer = true, pingpong = true>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+// producer_regs: the producer's setmaxnreg beside 8 consumer warps.
+func.func @producer_regs_needs_producer(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{producer_regs sets the producer warpgroup's registers beside 8 consumer warps: it needs producer = true and warps = 8}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, producer_regs = 40>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @producer_regs_granule(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{producer_regs must be a multiple of 8 in [24, 168], got 44}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, producer = true, producer_regs = 44>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @producer_regs_range(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{producer_regs must be a multiple of 8 in [24, 168], got -8}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, producer = true, producer_regs = -8>} -> tensor<2x8x128x64xf16>
   return
 }

@@ -106,6 +106,7 @@ func.func @varlen(%q: tensor<1x8x?x64xf16>, %k: tensor<1x8x?x64xf16>,
 // CHECK: {config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
 // CHECK: {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, splits = 2, wgmma = true>}
 // CHECK: {config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>}
+// CHECK: {config = #flash.config<block_m = 128, block_n = 128, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true, producer_regs = 40>}
 func.func @config(%q: tensor<1x8x128x64xf16>, %k: tensor<1x8x128x64xf16>,
                   %v: tensor<1x8x128x64xf16>) -> tensor<1x8x128x64xf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x128x64xf16>,
@@ -129,7 +130,11 @@ func.func @config(%q: tensor<1x8x128x64xf16>, %k: tensor<1x8x128x64xf16>,
                            tensor<1x8x128x64xf16>, tensor<1x8x128x64xf16>)
        {config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, producer = true, wgmma = true>}
        -> tensor<1x8x128x64xf16>
-  return %o5 : tensor<1x8x128x64xf16>
+  %o6 = flash.attention ins(%q, %k, %o5 : tensor<1x8x128x64xf16>,
+                           tensor<1x8x128x64xf16>, tensor<1x8x128x64xf16>)
+       {config = #flash.config<block_m = 128, block_n = 128, warps = 8, stages = 3, producer_regs = 40, wgmma = true, pingpong = true, producer = true>}
+       -> tensor<1x8x128x64xf16>
+  return %o6 : tensor<1x8x128x64xf16>
 }
 
 // -----

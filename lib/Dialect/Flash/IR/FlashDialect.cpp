@@ -7,6 +7,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashDialect.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Transforms/Targets.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -48,14 +49,14 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
     if ((i && parser.parseComma()) || parser.parseKeyword(keys[i]) ||
         parser.parseEqual() || parser.parseInteger(values[i]))
       return {};
-  int64_t splits = 1;
+  int64_t splits = 1, producerRegs = 0;
   bool wgmma = false, producer = false, pingpong = false;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     if (parser.parseKeyword(&key) || parser.parseEqual())
       return {};
-    if (key == "splits") {
-      if (parser.parseInteger(splits))
+    if (key == "splits" || key == "producer_regs") {
+      if (parser.parseInteger(key == "splits" ? splits : producerRegs))
         return {};
     } else if (key == "wgmma" || key == "producer" || key == "pingpong") {
       bool &flag = key == "wgmma" ? wgmma : key == "producer" ? producer : pingpong;
@@ -65,8 +66,8 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
         return {};
     } else {
       parser.emitError(parser.getCurrentLocation(),
-                       "expected 'splits', 'wgmma', 'producer' or 'pingpong', "
-                       "got '")
+                       "expected 'splits', 'wgmma', 'producer', 'pingpong' or "
+                       "'producer_regs', got '")
           << key << "'";
       return {};
     }
@@ -75,7 +76,8 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
     return {};
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), values[0], values[1], values[2],
-                    values[3], splits, wgmma, producer, pingpong);
+                    values[3], splits, wgmma, producer, pingpong,
+                    producerRegs);
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {
@@ -89,6 +91,8 @@ void ConfigAttr::print(AsmPrinter &printer) const {
     printer << ", producer = true";
   if (getPingpong())
     printer << ", pingpong = true";
+  if (getProducerRegs())
+    printer << ", producer_regs = " << getProducerRegs();
   printer << ">";
 }
 
@@ -119,7 +123,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN,
                                  int64_t numWarps, int64_t numStages,
                                  int64_t numSplits, bool wgmma, bool producer,
-                                 bool pingpong) {
+                                 bool pingpong, int64_t producerRegs) {
   // Upper bounds keep every size derived from a config (tiles, unrolled
   // fragments, shared memory, split buffers) far from int64 overflow; each
   // is well above what any target runs.
@@ -149,6 +153,28 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "needs producer = true and warps = 8, got "
                        << (producer ? "" : "no producer and ") << numWarps
                        << " warps";
+  // The producer publishes a block only after issuing the next one, which
+  // waits for the release of the block `stages` back. With 2 stages,
+  // warpgroup 1's release of block j would wait for warpgroup 0's score GEMM
+  // of block j + 1 (its turn), which waits for block j + 1, which waits for
+  // that release: a deadlock (it hung on the H200, session 13).
+  if (pingpong && numStages < 3)
+    return emitError() << "pingpong needs stages >= 3 (with 2, a warpgroup's "
+                          "turn would wait on a block the producer publishes "
+                          "only after that warpgroup's release), got "
+                       << numStages;
+  // setmaxnreg moves registers only beside 8 consumer warps (384 threads).
+  if (producerRegs != 0) {
+    if (!producer || numWarps != 8)
+      return emitError() << "producer_regs sets the producer warpgroup's "
+                            "registers beside 8 consumer warps: it needs "
+                            "producer = true and warps = 8";
+    if (getRegisterSplit(producerRegs).error != RegisterSplit::Error::None)
+      return emitError() << "producer_regs must be a multiple of 8 in ["
+                         << RegisterSplit::kMinProducerRegs << ", "
+                         << RegisterSplit::kMaxProducerRegs << "], got "
+                         << producerRegs;
+  }
   return success();
 }
 

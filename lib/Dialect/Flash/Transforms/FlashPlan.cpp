@@ -72,6 +72,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       // sm_90a: warpgroup MMA, one 16-row m-tile per warp. The tile sweeps
       // (bench/results/2026-11-29-h200-wgmma-sweep*.txt) picked these.
       bool useWgmma = false, producer = false, pingpong = false;
+      int64_t producerRegs = 0;
       if (wgmma && s.headDim == s.headDimV &&
           llvm::is_contained({64, 128, 192, 256}, d)) {
         useWgmma = true;
@@ -96,16 +97,19 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         // and prefix-LM 1.04-1.10x the unmasked kernel against 1.09-1.20x
         // without turns (bench/NOTES.md, session 13). With a hint most
         // blocks run no mask, and the turns cost the unmasked loop 9-17 %.
+        // FA3's 128 x 128 tile with turns and producer_regs = 40 ran
+        // 1.02-1.04x the unmasked kernel (session 13, call 3), but spills
+        // (24-92 bytes at every split), where 128 x 96 spills nothing.
         if (d == 128 && !op.getCausal() && !op.getMaskMod().empty()) {
           blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;
           pingpong = !op.getBlockMask();
         }
         auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,
                                        stages, 1, /*wgmma=*/true, producer,
-                                       pingpong);
+                                       pingpong, producerRegs);
         if (planned.getKernelSharedMemoryBytes(d) > smemPerBlockKB * 1024)
           useWgmma = false, producer = false, pingpong = false,
-          stages = cpAsyncStages, blockM = 64, blockN = 64, warps = 4;
+          producerRegs = 0, stages = cpAsyncStages, blockM = 64, blockN = 64, warps = 4;
       }
       // Decode and short chunks (static Sq <= 64, e.g. after flash-fold-gqa):
       // Flash-Decoding. Query blocks shrink to the rows there are (16 rows
@@ -115,7 +119,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       int64_t splits = 1;
       if (!ShapedType::isDynamic(s.seqQ) && s.seqQ <= 64 && d <= 128) {
         useWgmma = false, producer = false, pingpong = false;
-        stages = cpAsyncStages;
+        producerRegs = 0, stages = cpAsyncStages;
         blockM = s.seqQ <= 16 ? 16 : 64;
         warps = blockM / 16;
         blockN = 64;
@@ -124,7 +128,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       }
       op.setConfigAttr(ConfigAttr::get(op.getContext(), blockM, blockN, warps,
                                        stages, splits, useWgmma, producer,
-                                       pingpong));
+                                       pingpong, producerRegs));
       ++numPlanned;
     });
   }

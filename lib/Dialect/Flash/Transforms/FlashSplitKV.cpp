@@ -244,7 +244,7 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
         op.getContext(), config.getBlockM(), config.getBlockN(),
         config.getNumWarps(), config.getNumStages(),
         /*numSplits=*/1, config.getWgmma(), config.getProducer(),
-        config.getPingpong()));
+        config.getPingpong(), config.getProducerRegs()));
     OpBuilder eb = ifOp.getElseBodyBuilder();
     emitSplit(eb);
   }

@@ -40,6 +40,7 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     | `splits`  | KV splits (Flash-Decoding); 1 = no split (default), 0 = chosen at run time by flash-split-kv |
     | `wgmma`   | sm_90a only: each warpgroup (4 warps) runs its 64 rows' two GEMMs as `wgmma.mma_async` (S from shared memory, P from registers) instead of `mma.sync`; needs block_m = 16 * warps |
     | `producer` | with `wgmma`: one more warpgroup only loads K/V (FA3's warp specialization) into an mbarrier full/empty ring, so the `warps` consumer warps never wait on each other; it gives its registers to them (`setmaxnreg`) |
+    | `producer_regs` | with `producer` and 8 warps: the producer warpgroup's `setmaxnreg` (a multiple of 8 in [24, 168]; the consumers take the rest), for this kernel in place of flash-to-gpu's `producer-regs`; 0 (default): the pass option's |
     | `pingpong` | with `producer` and 8 warps: FA3's ping-pong schedule, the two consumer warpgroups take turns at the tensor cores (one issues its GEMMs while the other runs its softmax; flash-pingpong writes the turns) |
 
     Example: `#flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>`
@@ -49,7 +50,8 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
                         DefaultValuedParameter<"int64_t", "1">:$numSplits,
                         DefaultValuedParameter<"bool", "false">:$wgmma,
                         DefaultValuedParameter<"bool", "false">:$producer,
-                        DefaultValuedParameter<"bool", "false">:$pingpong);
+                        DefaultValuedParameter<"bool", "false">:$pingpong,
+                        DefaultValuedParameter<"int64_t", "0">:$producerRegs);
   // `<block_m = .., block_n = .., warps = .., stages = ..` then the
   // optional `, splits = N` and `, wgmma = true` (custom: two optional
   // groups that both start with `,` cannot be told apart by the generated

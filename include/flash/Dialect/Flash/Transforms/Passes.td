@@ -94,10 +94,10 @@ def FlashPlan : Pass<"flash-plan"> {
     with two consumer warpgroups ran its document mask 1.09-1.24x slower.
     Without a `block_mask` hint (the mask then runs on every block) the
     config also takes FA3's ping-pong turns (`pingpong = true`,
-    flash-pingpong): document mask and prefix-LM 1.04-1.10x the unmasked
+    flash-pingpong): document mask and prefix-LM 1.04-1.11x the unmasked
     kernel against 1.09-1.20x without turns
-    (bench/results/2026-12-02-h200-session13-call1-mods.log); with a hint
-    most blocks run no mask, and the turns cost an unmasked loop 9-17 %.
+    (bench/results/2026-12-02-h200-session13-call*); with a hint most
+    blocks run no mask, and the turns cost an unmasked loop 9-17 %.
 
     Head dims that are not multiples of 64 (32, 96, ...) and decode stay on
     mma.sync.
