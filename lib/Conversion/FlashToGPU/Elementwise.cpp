@@ -294,7 +294,8 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // arithmetic, not what consumes them. (mma.sync is synchronous: ptxas
   // schedules those loads freely.)
   llvm::SetVector<Operation *> early;
-  if (scoresWait && scoresWait->getBlock() == b.getInsertionBlock())
+  Operation *wait = scoresWaitHere();
+  if (wait)
     for (auto load : body.getOps<memref::LoadOp>()) {
       SmallVector<Operation *> slice{load};
       llvm::SetVector<Operation *> seen;
@@ -317,7 +318,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     }
   OpBuilder::InsertPoint late = b.saveInsertionPoint();
   if (!early.empty())
-    b.setInsertionPoint(scoresWait);
+    b.setInsertionPoint(wait);
 
   DenseMap<Operation *, std::pair<Value, int64_t>> offsetAdds;
   for (auto addOp : body.getOps<arith::AddIOp>())

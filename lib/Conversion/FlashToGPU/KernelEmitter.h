@@ -181,15 +181,13 @@ public:
   /// Threads per program: the consumers plus the producer warpgroup.
   int64_t launchThreads() const { return threads + (ws ? 128 : 0); }
   /// The setmaxnreg counts of the producer and the consumer warpgroups
-  /// (getRegisterSplit of flash-to-gpu's producer-regs). By default 64 /
-  /// 216: with 40 / 232 the producer's cp.async address arithmetic spilled 8
-  /// bytes on every d128 kernel; with 64 / 216 none spills (ptxas, sm_90a).
+  /// (getRegisterSplit of the config's producer_regs, else flash-to-gpu's
+  /// producer-regs).
   void setRegisterSplit(const RegisterSplit &split) {
     assert(split.error == RegisterSplit::Error::None && "unchecked split");
-    producerRegs = split.producer;
-    consumerRegs = split.consumer;
+    regs = split;
   }
-  int64_t producerRegs = 64, consumerRegs = 216;
+  RegisterSplit regs;
 
 private:
   // --- Values from flash-tile's IR ---------------------------------------
@@ -488,6 +486,14 @@ private:
   /// The wait of the last wgmma score GEMM: element-wise ops may issue
   /// capture reads above it (Elementwise.cpp).
   Operation *scoresWait = nullptr;
+  /// The score GEMM's wgmma wait if it is in the block being emitted: work
+  /// that needs no score (capture reads, the ping-pong pass) goes before it,
+  /// to overlap the tensor cores.
+  Operation *scoresWaitHere() const {
+    return scoresWait && scoresWait->getBlock() == b.getInsertionBlock()
+               ? scoresWait
+               : nullptr;
+  }
   /// Row totals of thread-partial sums, computed at their first use.
   DenseMap<Value, Fragment> rowTotals;
   /// While lowering a row-local run (lowerBody): the row vector register

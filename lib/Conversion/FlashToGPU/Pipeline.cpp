@@ -235,10 +235,10 @@ void KernelEmitter::lowerPipelineStart(IRMapping &map, Value row0) {
     cpTid = tid;
     cpThreads = threads;
     // 8 consumer warps and the producer: the producer gives most of its
-    // registers to the consumers (consumerRegs).
+    // registers to the consumers (regs).
     if (launchThreads() > 256)
       NVVM::SetMaxRegisterOp::create(
-          b, loc, b.getI32IntegerAttr(consumerRegs),
+          b, loc, b.getI32IntegerAttr(regs.consumer),
           NVVM::SetMaxRegisterActionAttr::get(
               ctx, NVVM::SetMaxRegisterAction::increase));
     emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
@@ -273,7 +273,7 @@ void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
                                  Value anyBlock) {
   if (launchThreads() > 256)
     NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(producerRegs),
+        b, loc, b.getI32IntegerAttr(regs.producer),
         NVVM::SetMaxRegisterActionAttr::get(
             ctx, NVVM::SetMaxRegisterAction::decrease));
   cpTid = sub(tid, c(threads));
@@ -401,9 +401,9 @@ void KernelEmitter::lowerTurn(Operation *op) {
   OpBuilder::InsertionGuard guard(b);
   // The pass goes right after the score GEMM's commit, before its wait: the
   // other warpgroup issues while these scores are computed.
-  if (isa<PipelineTurnPassOp>(op) && scoresWait &&
-      scoresWait->getBlock() == b.getInsertionBlock())
-    b.setInsertionPoint(scoresWait);
+  if (Operation *wait = scoresWaitHere();
+      wait && isa<PipelineTurnPassOp>(op))
+    b.setInsertionPoint(wait);
   Value group = consumerGroup();
   auto onlyGroup = [&](int64_t g, Value barrierGroup) {
     auto ifOp = scf::IfOp::create(

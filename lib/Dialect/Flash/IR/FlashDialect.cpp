@@ -96,6 +96,12 @@ void ConfigAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+ConfigAttr ConfigAttr::withNumSplits(int64_t numSplits) const {
+  return get(getContext(), getBlockM(), getBlockN(), getNumWarps(),
+             getNumStages(), numSplits, getWgmma(), getProducer(),
+             getPingpong(), getProducerRegs());
+}
+
 int64_t ConfigAttr::getRowPitch(int64_t headDim) {
   return headDim <= 32 ? headDim : (headDim + 63) / 64 * 64;
 }
@@ -147,8 +153,10 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (producer && !wgmma)
     return emitError() << "a producer warpgroup needs wgmma = true";
   // The turns alternate between exactly two consumer warpgroups (named
-  // barriers 2 and 3), which wait only on the producer otherwise.
-  if (pingpong && (!producer || numWarps != 8))
+  // barriers 2 and 3), which wait only on the producer otherwise; setmaxnreg
+  // moves registers only there (384 threads).
+  bool twoConsumerGroups = producer && numWarps == 8;
+  if (pingpong && !twoConsumerGroups)
     return emitError() << "pingpong alternates two consumer warpgroups: it "
                           "needs producer = true and warps = 8, got "
                        << (producer ? "" : "no producer and ") << numWarps
@@ -163,9 +171,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "turn would wait on a block the producer publishes "
                           "only after that warpgroup's release), got "
                        << numStages;
-  // setmaxnreg moves registers only beside 8 consumer warps (384 threads).
   if (producerRegs != 0) {
-    if (!producer || numWarps != 8)
+    if (!twoConsumerGroups)
       return emitError() << "producer_regs sets the producer warpgroup's "
                             "registers beside 8 consumer warps: it needs "
                             "producer = true and warps = 8";

@@ -72,7 +72,6 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       // sm_90a: warpgroup MMA, one 16-row m-tile per warp. The tile sweeps
       // (bench/results/2026-11-29-h200-wgmma-sweep*.txt) picked these.
       bool useWgmma = false, producer = false, pingpong = false;
-      int64_t producerRegs = 0;
       if (wgmma && s.headDim == s.headDimV &&
           llvm::is_contained({64, 128, 192, 256}, d)) {
         useWgmma = true;
@@ -106,10 +105,10 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         }
         auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,
                                        stages, 1, /*wgmma=*/true, producer,
-                                       pingpong, producerRegs);
+                                       pingpong, /*producerRegs=*/0);
         if (planned.getKernelSharedMemoryBytes(d) > smemPerBlockKB * 1024)
           useWgmma = false, producer = false, pingpong = false,
-          producerRegs = 0, stages = cpAsyncStages, blockM = 64, blockN = 64, warps = 4;
+          stages = cpAsyncStages, blockM = 64, blockN = 64, warps = 4;
       }
       // Decode and short chunks (static Sq <= 64, e.g. after flash-fold-gqa):
       // Flash-Decoding. Query blocks shrink to the rows there are (16 rows
@@ -119,7 +118,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       int64_t splits = 1;
       if (!ShapedType::isDynamic(s.seqQ) && s.seqQ <= 64 && d <= 128) {
         useWgmma = false, producer = false, pingpong = false;
-        producerRegs = 0, stages = cpAsyncStages;
+        stages = cpAsyncStages;
         blockM = s.seqQ <= 16 ? 16 : 64;
         warps = blockM / 16;
         blockN = 64;
@@ -128,7 +127,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       }
       op.setConfigAttr(ConfigAttr::get(op.getContext(), blockM, blockN, warps,
                                        stages, splits, useWgmma, producer,
-                                       pingpong, producerRegs));
+                                       pingpong, /*producerRegs=*/0));
       ++numPlanned;
     });
   }

@@ -240,11 +240,7 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
     auto ifOp = scf::IfOp::create(b, loc, one, /*withElse=*/true);
     OpBuilder tb = ifOp.getThenBodyBuilder();
     auto whole = cast<AttentionOp>(tb.clone(*op));
-    whole.setConfigAttr(ConfigAttr::get(
-        op.getContext(), config.getBlockM(), config.getBlockN(),
-        config.getNumWarps(), config.getNumStages(),
-        /*numSplits=*/1, config.getWgmma(), config.getProducer(),
-        config.getPingpong(), config.getProducerRegs()));
+    whole.setConfigAttr(config.withNumSplits(1));
     OpBuilder eb = ifOp.getElseBodyBuilder();
     emitSplit(eb);
   }

@@ -67,6 +67,8 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     /// `stages` K and V blocks at getRowPitch, the 1 KiB a wgmma kernel
     /// needs to align its base to 1024 bytes, the producer's mbarriers.
     int64_t getKernelSharedMemoryBytes(int64_t headDim) const;
+    /// This config with `splits = numSplits` and every other field kept.
+    ConfigAttr withNumSplits(int64_t numSplits) const;
   }];
 }
 
