@@ -210,8 +210,9 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   Block &entry = func.getBody().front();
   b.setInsertionPointToStart(&entry);
   IRMapping map;
-  // The grid's induction variables are the block ids: x = Q row block,
-  // y = query head, z = batch (flash-tile's scf.parallel order).
+  // The grid's induction variables are the block ids: x = Q row block
+  // (reversed under a causal mask, below), y = query head, z = batch
+  // (flash-tile's scf.parallel order).
   ValueRange ivs = t.grid.getInductionVars();
   Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
   if (t.partial()) {
@@ -219,6 +220,19 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     Value mBlocks = lift(t.grid.getUpperBounds()[0], map);
     map.map(ivs[0], arith::RemUIOp::create(b, loc, bx, mBlocks));
     map.map(ivs[3], arith::DivUIOp::create(b, loc, bx, mBlocks));
+  } else if (t.grid.getCausal() && wg) {
+    // Longest first (FA3's LPT order): under a causal mask Q row block m
+    // visits about m + 1 key blocks, and the GPU starts programs in block-id
+    // order. Block x runs row block gridDim.x - 1 - x, so the last programs
+    // to start are the short ones instead of a tail of long ones (H200: d128
+    // causal 16k 1.08x, 8k 1.02x faster, no row slower; bench/NOTES.md,
+    // session 14). Only where that was measured, the wgmma kernels: on
+    // mma.sync the block id stays a free special register (the d64 causal
+    // paged decode chunk spilled 4 bytes with the reversed one).
+    Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    map.map(ivs[0], arith::SubIOp::create(
+                        b, loc, arith::SubIOp::create(b, loc, blocks, c(1)),
+                        bx));
   } else {
     map.map(ivs[0], bx);
   }

@@ -19,6 +19,7 @@
 // CHECK: gpu.launch_func @flash_kernels::@wg_kernel {{.*}} threads in (%c128,
 // CHECK-SAME: dynamic_shared_memory_size %c25600_i32
 // CHECK: gpu.func @wg_kernel
+// CHECK-NOT: gpu.grid_dim
 // CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
 // CHECK: arith.andi %{{.*}}, %c1023_i32 : i32
 // CHECK: scf.for
@@ -51,9 +52,15 @@ func.func @wg(%q: !B, %k: !B, %v: !B, %o: !B) {
 // f16, two warpgroups (rows 0-63 and 64-127: the Q descriptor starts at the
 // warpgroup's 64-row slice of each panel).
 !F = memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>
+// Causal: the longest programs first (FA3's LPT order), block x runs Q row
+// block gridDim.x - 1 - x; not causal (@wg above) block x.
 // CHECK-LABEL: func.func @wg_f16
 // CHECK: threads in (%c256,
 // CHECK: gpu.func @wg_f16_kernel
+// CHECK-DAG: %[[BX:.*]] = gpu.block_id x
+// CHECK-DAG: %[[NX:.*]] = gpu.grid_dim x
+// CHECK: %[[LAST:.*]] = arith.subi %[[NX]], %c1{{.*}} : index
+// CHECK-NEXT: %[[MB:.*]] = arith.subi %[[LAST]], %[[BX]] : index
 // CHECK: arith.divui %{{.*}}, %c4 : index
 // CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>

@@ -15,9 +15,11 @@
 // CHECK: gpu.module @flash_kernels [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">]
 // CHECK: llvm.mlir.global external @flash_smem() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
 // CHECK: gpu.func @causal_kernel(%{{.*}}: !llvm.ptr, {{.*}}) kernel attributes {known_block_size = array<i32: 64, 1, 1>}
-// CHECK-DAG: gpu.block_id x
-// CHECK-DAG: gpu.block_id y
-// CHECK-DAG: gpu.block_id z
+// On mma.sync block x runs Q row block x even under a causal mask (the
+// longest-first order is the wgmma kernels', flash-to-gpu-wgmma.mlir).
+// CHECK: gpu.block_id x
+// CHECK-NEXT: gpu.block_id y
+// CHECK-NEXT: gpu.block_id z
 // Prologue: Q and the first K/V block in flight, zero-filled past the ends.
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK: nvvm.cp.async.commit.group
@@ -66,6 +68,8 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 !B = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: func.func @bf16
 // CHECK: gpu.func @bf16_kernel
+// Not causal: every program does the same work, block x is row block x.
+// CHECK-NOT: gpu.grid_dim
 // CHECK: nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK: } {flash.kv_loop = "main"}
 // CHECK-NOT: lg2.approx
