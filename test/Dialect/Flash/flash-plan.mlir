@@ -33,18 +33,21 @@ func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tens
 
 // -----
 
-// A mask_mod at head dim 128 under wgmma: FA3's producer warpgroup when not
-// causal (its consumers overlap one another's mask work with their GEMMs),
-// with ping-pong turns unless a block_mask hint takes the mask off most
-// blocks; causal keeps 64 x 96. Without wgmma the mask_mod changes nothing.
+// A mask_mod at head dim 128 under wgmma: FA3's producer warpgroup (its
+// consumers overlap one another's mask work with their GEMMs), with
+// ping-pong turns unless a block_mask hint takes the mask off most blocks;
+// a hinted causal mask keeps 64 x 96. Without wgmma the mask_mod changes
+// nothing.
 // CHECK-LABEL: func.func @d128_mask_mod
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
 // CHECK: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
+// CHECK: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
 // WG-LABEL: func.func @d128_mask_mod
 // WG: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
-// WG: config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>
+// WG: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
 // WG: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
+// WG: config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>
 func.func @d128_mask_mod(%q: memref<?x8x?x128xbf16>, %k: memref<?x8x?x128xbf16>, %v: memref<?x8x?x128xbf16>, %doc: memref<?x?xi32>, %hint: memref<?x8x?x4xi32>, %o: memref<?x8x?x128xbf16>) {
   flash.attention ins(%q, %k, %v : memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>)
       captures(%doc : memref<?x?xi32>) outs(%o : memref<?x8x?x128xbf16>)
@@ -67,6 +70,16 @@ func.func @d128_mask_mod(%q: memref<?x8x?x128xbf16>, %k: memref<?x8x?x128xbf16>,
   flash.attention ins(%q, %k, %v : memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>)
       block_mask(%hint : memref<?x8x?x4xi32>) captures(%doc : memref<?x?xi32>)
       outs(%o : memref<?x8x?x128xbf16>) {block_mask_rows = 128 : i64}
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  flash.attention ins(%q, %k, %v : memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>)
+      block_mask(%hint : memref<?x8x?x4xi32>) captures(%doc : memref<?x?xi32>)
+      outs(%o : memref<?x8x?x128xbf16>) {block_mask_rows = 64 : i64, causal}
       mask_mod {
       ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
         %di = memref.load %d[%b, %i] : memref<?x?xi32>

@@ -89,19 +89,24 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         // (128 x 96, 8 consumer warps, 3 stages). Its consumers do not run
         // in lockstep, so one warpgroup's mask work overlaps the other's
         // GEMMs: a document mask cost 1.16-1.21x the unmasked kernel
-        // against 1.50x with 192 x 96 (bench/NOTES.md, session 11). Causal
-        // keeps 64 x 96, where the producer did not help. Without a
-        // block_mask hint the mask runs on every block, and FA3's ping-pong
-        // turns hide it under the other warpgroup's GEMMs: document mask
-        // and prefix-LM 1.04-1.10x the unmasked kernel against 1.09-1.20x
-        // without turns (bench/NOTES.md, session 13). With a hint most
+        // against 1.50x with 192 x 96 (bench/NOTES.md, session 11). Without
+        // a block_mask hint the mask runs on every block, and FA3's
+        // ping-pong turns hide it under the other warpgroup's GEMMs:
+        // document mask and prefix-LM 1.04-1.10x the unmasked kernel
+        // against 1.09-1.20x without turns (session 13). With a hint most
         // blocks run no mask, and the turns cost the unmasked loop 9-17 %.
         // FA3's 128 x 128 tile with turns and producer_regs = 40 ran
         // 1.02-1.04x the unmasked kernel (session 13, call 3), but spills
         // (24-92 bytes at every split), where 128 x 96 spills nothing.
-        if (d == 128 && !op.getCausal() && !op.getMaskMod().empty()) {
+        // Causal: the same turns (unhinted only) once the grid runs its
+        // longest programs first: 0.945-0.949x the time of 64 x 96 at 16k,
+        // 1.000x at 4k (session 14, call 5); a hinted causal mask keeps
+        // 64 x 96 (the producer was not measured there).
+        bool unhinted = !op.getBlockMask();
+        if (d == 128 && !op.getMaskMod().empty() &&
+            (!op.getCausal() || unhinted)) {
           blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;
-          pingpong = !op.getBlockMask();
+          pingpong = unhinted;
         }
         auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,
                                        stages, 1, /*wgmma=*/true, producer,

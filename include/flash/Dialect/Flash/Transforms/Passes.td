@@ -90,14 +90,18 @@ def FlashPlan : Pass<"flash-plan"> {
     overlaps the other's GEMMs. A document mask ran at 0.76-0.77x the time
     of the 192 x 96 kernel (1.16-1.18x the unmasked kernel against 1.50x),
     a prefix-LM mask at 1.01x (bench/results/2026-12-02-h200-session11-*).
-    Causal keeps 64 x 96, and head dim 64 keeps 64 x 64: producer configs
-    with two consumer warpgroups ran its document mask 1.09-1.24x slower.
+    Head dim 64 keeps 64 x 64: producer configs with two consumer
+    warpgroups ran its document mask 1.09-1.24x slower.
     Without a `block_mask` hint (the mask then runs on every block) the
     config also takes FA3's ping-pong turns (`pingpong = true`,
     flash-pingpong): document mask and prefix-LM 1.04-1.11x the unmasked
     kernel against 1.09-1.20x without turns
     (bench/results/2026-12-02-h200-session13-call*); with a hint most
     blocks run no mask, and the turns cost an unmasked loop 9-17 %.
+    A causal mask_mod takes the same turns when unhinted (0.945-0.949x the
+    time of 64 x 96 at 16k, 1.000x at 4k, with the longest-first grid:
+    bench/results/2026-12-02-h200-session14-call5-mods.log); a hinted causal
+    one keeps 64 x 96.
 
     Head dims that are not multiples of 64 (32, 96, ...) and decode stay on
     mma.sync.
