@@ -85,16 +85,17 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         } else {
           blockM = 128, blockN = 64, warps = 8;
         }
-        // A mask_mod at hdim 128, not causal: FA3's producer warpgroup
-        // (128 x 96, 8 consumer warps, 3 stages). Its consumers do not run
-        // in lockstep, so one warpgroup's mask work overlaps the other's
-        // GEMMs: a document mask cost 1.16-1.21x the unmasked kernel
-        // against 1.50x with 192 x 96 (bench/NOTES.md, session 11). Without
-        // a block_mask hint the mask runs on every block, and FA3's
-        // ping-pong turns hide it under the other warpgroup's GEMMs:
-        // document mask and prefix-LM 1.04-1.10x the unmasked kernel
-        // against 1.09-1.20x without turns (session 13). With a hint most
-        // blocks run no mask, and the turns cost the unmasked loop 9-17 %.
+        // A mask_mod at hdim 128 (causal: without a block_mask hint): FA3's
+        // producer warpgroup (128 x 96, 8 consumer warps, 3 stages). Its
+        // consumers do not run in lockstep, so one warpgroup's mask work
+        // overlaps the other's GEMMs: a document mask cost 1.16-1.21x the
+        // unmasked kernel against 1.50x with 192 x 96 (bench/NOTES.md,
+        // session 11). Without a block_mask hint the mask runs on every
+        // block, and FA3's ping-pong turns hide it under the other
+        // warpgroup's GEMMs: document mask and prefix-LM 1.04-1.10x the
+        // unmasked kernel against 1.09-1.20x without turns (session 13).
+        // With a hint most blocks run no mask, and the turns cost the
+        // unmasked loop 9-17 %.
         // FA3's 128 x 128 tile with turns and producer_regs = 40 ran
         // 1.02-1.04x the unmasked kernel (session 13, call 3), but spills
         // (24-92 bytes at every split), where 128 x 96 spills nothing.
