@@ -224,15 +224,13 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     // Longest first (FA3's LPT order): under a causal mask Q row block m
     // visits about m + 1 key blocks, and the GPU starts programs in block-id
     // order. Block x runs row block gridDim.x - 1 - x, so the last programs
-    // to start are the short ones instead of a tail of long ones (H200: d128
-    // causal 16k 1.08x, 8k 1.02x faster, no row slower; bench/NOTES.md,
-    // session 14). Only where that was measured, the wgmma kernels: on
-    // mma.sync the block id stays a free special register (the d64 causal
-    // paged decode chunk spilled 4 bytes with the reversed one).
+    // to start are the short ones instead of a tail of long ones (H200,
+    // causal 16k: d128 1.08x, d192 1.14x, d256 1.16x faster, no row slower;
+    // bench/NOTES.md, session 14). Only on the wgmma kernels: on mma.sync
+    // the block id stays a free special register (the d64 causal paged
+    // decode chunk spilled 4 bytes with the reversed one).
     Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    map.map(ivs[0], arith::SubIOp::create(
-                        b, loc, arith::SubIOp::create(b, loc, blocks, c(1)),
-                        bx));
+    map.map(ivs[0], sub(sub(blocks, c(1)), bx));
   } else {
     map.map(ivs[0], bx);
   }
