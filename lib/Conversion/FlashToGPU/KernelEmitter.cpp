@@ -220,15 +220,16 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     Value mBlocks = lift(t.grid.getUpperBounds()[0], map);
     map.map(ivs[0], arith::RemUIOp::create(b, loc, bx, mBlocks));
     map.map(ivs[3], arith::DivUIOp::create(b, loc, bx, mBlocks));
-  } else if (t.grid.getCausal() && wg) {
+  } else if (t.grid.getCausal() && (wg || !t.table())) {
     // Longest first (FA3's LPT order): under a causal mask Q row block m
     // visits about m + 1 key blocks, and the GPU starts programs in block-id
     // order. Block x runs row block gridDim.x - 1 - x, so the last programs
     // to start are the short ones instead of a tail of long ones (H200,
-    // causal 16k: d128 1.08x, d192 1.14x, d256 1.16x faster, no row slower;
-    // bench/NOTES.md, session 14). Only on the wgmma kernels: on mma.sync
-    // the block id stays a free special register (the d64 causal paged
-    // decode chunk spilled 4 bytes with the reversed one).
+    // causal 16k: d128 1.08x, d192 1.14x, d256 1.16x, mma.sync d96 1.03x
+    // faster, no row slower; bench/NOTES.md, session 14). Not on paged
+    // mma.sync grids: those serve decode (a row block or two, nothing to
+    // order), where the block id stays a free special register (the d64
+    // causal paged decode chunk spilled 4 bytes with the reversed one).
     Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
     map.map(ivs[0], sub(sub(blocks, c(1)), bx));
   } else {

@@ -42,19 +42,17 @@
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[SK:.*]] = arith.index_cast %arg30 : i64 to index
 // CHECK-DAG: %[[SQ:.*]] = arith.index_cast %arg29 : i64 to index
-// Causal on wgmma: block x runs Q row block gridDim.x - 1 - x (the longest
-// first); on mma.sync block x.
-// WG: %[[NX:.*]] = gpu.grid_dim  x
-// WG-NEXT: %[[LAST:.*]] = arith.subi %[[NX]], %c1 : index
-// WG-NEXT: %[[MB:.*]] = arith.subi %[[LAST]], %block_id_x : index
-// MMA-NOT: gpu.grid_dim
+// Causal: block x runs Q row block gridDim.x - 1 - x (the longest first),
+// on both instruction sets.
+// CHECK: %[[NX:.*]] = gpu.grid_dim  x
+// CHECK-NEXT: %[[LAST:.*]] = arith.subi %[[NX]], %c1 : index
+// CHECK-NEXT: %[[MB:.*]] = arith.subi %[[LAST]], %block_id_x : index
 // CHECK: %[[TID:.*]] = gpu.thread_id  x
 // CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[TID]], %c32 : index
 // CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[TID]], %c32 : index
 // CHECK-NEXT: %[[G:.*]] = arith.divui %[[LANE]], %c4 : index
 // CHECK-NEXT: %[[TQ:.*]] = arith.remui %[[LANE]], %c4 : index
-// WG: %[[ROW0:.*]] = arith.muli %[[MB]], %c64 : index
-// MMA: %[[ROW0:.*]] = arith.muli %block_id_x, %c64 : index
+// CHECK: %[[ROW0:.*]] = arith.muli %[[MB]], %c64 : index
 // CHECK: %[[OFF:.*]] = arith.subi %[[SK]], %[[SQ]] : index
 // The diagonal band, right to left: the first loop carries m = -inf and
 // l = 0 in (after the accumulators).

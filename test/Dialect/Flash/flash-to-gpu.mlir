@@ -15,9 +15,13 @@
 // CHECK: gpu.module @flash_kernels [#nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">]
 // CHECK: llvm.mlir.global external @flash_smem() {addr_space = 3 : i32, alignment = 128 : i64} : !llvm.array<0 x i8>
 // CHECK: gpu.func @causal_kernel(%{{.*}}: !llvm.ptr, {{.*}}) kernel attributes {known_block_size = array<i32: 64, 1, 1>}
-// On mma.sync block x runs Q row block x even under a causal mask (the
-// longest-first order is the wgmma kernels', flash-to-gpu-wgmma.mlir).
-// CHECK: gpu.block_id x
+// Under a causal mask block x runs Q row block gridDim.x - 1 - x: the
+// longest programs first (FA3's LPT order; a paged grid keeps block x,
+// @paged_causal below).
+// CHECK: %[[BX:.*]] = gpu.block_id x
+// CHECK-NEXT: %[[NX:.*]] = gpu.grid_dim x
+// CHECK: %[[LAST:.*]] = arith.subi %[[NX]], %{{.*}} : index
+// CHECK-NEXT: %[[RB:.*]] = arith.subi %[[LAST]], %[[BX]] : index
 // CHECK-NEXT: gpu.block_id y
 // CHECK-NEXT: gpu.block_id z
 // Prologue: Q and the first K/V block in flight, zero-filled past the ends.
@@ -100,5 +104,27 @@ func.func @bf16(%q: !B, %k: !B, %v: !B, %o: !B) {
 func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
   flash.attention ins(%q, %k, %v : !S, !S, !S) outs(%o : !S)
       {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 3>}
+  return
+}
+
+// -----
+
+// A paged causal grid (decode from a KV cache: a row block or two, nothing
+// to order) keeps block x as its row block: the reversed id cost the d64
+// paged decode chunk 4 bytes of spills (test/GPU/decode-ptx.test).
+!Q = memref<?x4x16x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+!P = memref<?x4x16x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+// CHECK-LABEL: func.func @paged_causal
+// CHECK: gpu.func @paged_causal_kernel
+// CHECK-NOT: gpu.grid_dim
+// CHECK: gpu.block_id x
+// CHECK-NEXT: gpu.block_id y
+// CHECK-NEXT: gpu.block_id z
+// CHECK: gpu.return
+func.func @paged_causal(%q: !Q, %k: !P, %v: !P, %lens: memref<?xi32>,
+                        %table: memref<?x?xi32>, %o: !Q) {
+  flash.attention ins(%q, %k, %v : !Q, !P, !P) kv_lens(%lens : memref<?xi32>)
+      block_table(%table : memref<?x?xi32>) outs(%o : !Q)
+      {causal, config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2>}
   return
 }
