@@ -298,7 +298,12 @@ def timing(kernels, log, rounds=5, base_kernels=None, ab_kinds=(), pairs=True):
     baseline), timed alternately (mine, base, base, mine per round); the
     ratio is the median of the rounds' ratios. The bars of issue #11 are on
     softcap_fast (a softcap as a score_mod, within 5 % of the attribute) and
-    docmask (a mask_mod, within 10 % of no mask); the other rows inform."""
+    docmask (a mask_mod, within 10 % of no mask); the other rows inform.
+    Short samples of kernels that draw different power per cycle are
+    biased: at the H200's power cap a sample starts at the clock the other
+    kernel left (the unmasked kernel runs at ~1700 MHz, a mask kernel at
+    ~1950), so the mask's cost reads high; bench/maskbar.py times the bar
+    with a settled clock per kernel (session 15)."""
     import torch
     rows = []
     # docmask_bm: the document mask with its block_mask hint, over random
