@@ -93,6 +93,19 @@ CONFIG_SUFFIXES = {
     "_pc": {128: {"block_m": 128, "block_n": 128, "warps": 8, "stages": 3, **PRODUCER,
                   "pingpong": True}},
 }
+# --tiles: one-warpgroup tiles at head dim 64 for the mask kernels (session
+# 15; flash-plan's is 64 x 64 in 2 stages): 64-key blocks in 3 stages
+# (_s3), 32-key blocks (_n32), 128-key blocks (_n128), and two warpgroups
+# in lockstep on 128 x 64 (_m128); each plain and masked, causal and not.
+WG = {"wgmma": True}
+CONFIG_SUFFIXES.update({
+    "_s3": {64: {"block_m": 64, "block_n": 64, "warps": 4, "stages": 3, **WG}},
+    "_n32": {64: {"block_m": 64, "block_n": 32, "warps": 4, "stages": 2, **WG}},
+    "_n128": {64: {"block_m": 64, "block_n": 128, "warps": 4, "stages": 2, **WG}},
+    "_m128": {64: {"block_m": 128, "block_n": 64, "warps": 8, "stages": 2, **WG}},
+})
+TILE_KINDS = {64: tuple(f"{k}{t}" for t in ("_s3", "_n32", "_n128", "_m128")
+                        for k in ("plain", "docmask", "prefixlm"))}
 CONFIG_KINDS = {128: ("plain_p", "docmask_w12", "prefixlm_w12", "plain_pp", "docmask_pp",
                       "prefixlm_pp", "docmask_pc", "prefixlm_pc"),
                 64: ("plain_p", "docmask_p", "prefixlm_p", "plain_q", "docmask_q",
@@ -216,10 +229,11 @@ def func_text(kind, d, causal):
             f"  return\n}}\n")
 
 
-def entries(dims, block_mask=False, configs=False):
+def entries(dims, block_mask=False, configs=False, tiles=False):
     for d in dims:
         kinds = KINDS + (BLOCK_MASK_KINDS if block_mask else ())
-        extra = CONFIG_KINDS.get(d, ()) if configs else ()
+        extra = (CONFIG_KINDS.get(d, ()) if configs else ()) + \
+            (TILE_KINDS.get(d, ()) if tiles else ())
         for kind in kinds + extra:
             for causal in (False, True):
                 # (the d128 extras compare non-causal configs only, but
@@ -241,10 +255,13 @@ def main(argv=None):
     p.add_argument("--configs", action="store_true",
                    help="also the CONFIG_KINDS (fixed configs at head dims 64 and 128 for "
                         "timing pairs)")
+    p.add_argument("--tiles", action="store_true",
+                   help="also the TILE_KINDS (one-warpgroup tiles at head dim 64 for the "
+                        "mask kernels)")
     a = p.parse_args(argv)
     funcs, manifest = [], []
     for kind, d, causal in entries((int(x) for x in a.dims.split(",")), a.block_mask,
-                                   a.configs):
+                                   a.configs, a.tiles):
         funcs.append(func_text(kind, d, causal))
         entry = {"so": a.so, "func": func_name(kind, d, causal), "kind": kind,
                  "dtype": "bf16", "head_dim": d, "causal": causal,
