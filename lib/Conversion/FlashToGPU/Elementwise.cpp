@@ -291,8 +291,8 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // issued for every register before the wait of the score GEMM when that
   // GEMM is wgmma's and in this block, so that their latency overlaps the
   // tensor cores instead of following them: the loads and their index
-  // arithmetic, not what consumes them. (mma.sync is synchronous: ptxas
-  // schedules those loads freely.)
+  // arithmetic, and with ping-pong turns what consumes only them (below).
+  // (mma.sync is synchronous: ptxas schedules those loads freely.)
   llvm::SetVector<Operation *> early;
   Operation *wait = scoresWaitHere();
   if (wait)
@@ -315,6 +315,33 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
       }
       if (free)
         early.insert(seen.begin(), seen.end());
+    }
+  // With FA3's ping-pong turns, what consumes only those reads (a document
+  // mask's id compare) goes above the wait too: the other warpgroup's
+  // softmax runs under this one's GEMM, and the consumers' register budget
+  // holds the predicates across it (H200: causal document mask d128 0.967x
+  // the time, the other turn kernels unchanged). On a one-warpgroup d64
+  // kernel the 32 predicates live across the wait made it 1.16x slower
+  // (bench/NOTES.md, session 15).
+  if (wait && !early.empty() && config.getPingpong())
+    for (Operation &o : body.without_terminator()) {
+      if (early.contains(&o) || o.getNumResults() != 1)
+        continue;
+      bool readsEarly = false, free = true;
+      for (Value v : o.getOperands()) {
+        if (isa<BlockArgument>(v) && v.getParentBlock() == &body &&
+            !isa<MemRefType>(v.getType()))
+          free = false;
+        else if (Operation *d = v.getDefiningOp();
+                 d && d->getBlock() == &body) {
+          if (early.contains(d))
+            readsEarly = true;
+          else
+            free = false;
+        }
+      }
+      if (free && readsEarly)
+        early.insert(&o);
     }
   OpBuilder::InsertPoint late = b.saveInsertionPoint();
   if (!early.empty())
