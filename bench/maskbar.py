@@ -21,11 +21,12 @@ changed), so that the difference, if any, is seen to be the clock.
   bench/maskbar.py --self-test     # CPU: the protocols on a simulated GPU
 
 DIR holds the mods artifact and mods-manifest.json of gen-mods-variants.py
-(the mask kernels and `plain`, flash-plan's unmasked kernel). Shapes: those
+(the kinds --pairs names; `plain` is flash-plan's unmasked kernel). Shapes: those
 of gpu-mods-check.py's timing (4x16x4k, 1x16x16k), head dims 64/128, causal
 and not, the same random documents for both protocols.
 """
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -38,8 +39,10 @@ for sub in ("python", "bench", "scripts"):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
 
+@functools.lru_cache(maxsize=None)
 def _mods_check():
-    """scripts/gpu-mods-check.py as a module (its name has dashes)."""
+    """scripts/gpu-mods-check.py as a module (its name has dashes), loaded
+    once."""
     spec = importlib.util.spec_from_file_location(
         "gpu_mods_check", os.path.join(ROOT, "scripts", "gpu-mods-check.py"))
     mod = importlib.util.module_from_spec(spec)
