@@ -38,6 +38,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 for sub in ("python", "bench", "scripts"):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
+import ab  # noqa: E402  (the ABBA schedule and paired ratios)
+
 
 @functools.lru_cache(maxsize=None)
 def _mods_check():
@@ -91,33 +93,35 @@ class CudaTimer:
 
 
 def measure_pair(run, timer, rounds, warm_ms, sample_ms, samples):
-    """Both protocols on run = {"mask": fn, "plain": fn}: the short ratio
-    (median of 5 rounds of mask, plain, plain, mask short samples) and the
-    steady one (median of `rounds` ABBA rounds of windows: ~warm_ms of
-    back-to-back calls, then the median of `samples` samples of ~sample_ms
-    each), with the steady times and the GPU states after each window."""
-    ratios = []
-    for _ in range(5):
-        m1, b1, b2, m2 = (timer.short_ms(run[s]) for s in ("mask", "plain", "plain", "mask"))
-        ratios.append((m1 + m2) / (b1 + b2))
+    """Both protocols on run = {"mask": fn, "plain": fn}, each in ab.py's
+    ABBA schedule (mask, plain, plain, mask per round) with its paired
+    ratio per round (here mask time / plain time): the short ratio (median
+    of 5 rounds of short samples) and the steady one (median of `rounds`
+    rounds of windows: ~warm_ms of back-to-back calls, then the median of
+    `samples` samples of ~sample_ms each), with the steady times and the GPU
+    states after each window."""
+    sides = {"a": "mask", "b": "plain"}
+    short = ab.measure(lambda side, _: timer.short_ms(run[side]), sides, 5, None)
     est = {s: timer.per_call_ms(run[s], 3) for s in run}
-    sratios = []
-    times, states = {"mask": [], "plain": []}, {"mask": [], "plain": []}
-    for _ in range(rounds):
-        got = {"mask": 0.0, "plain": 0.0}
-        for s in ("mask", "plain", "plain", "mask"):
-            if warm_ms > 0:
-                timer.per_call_ms(run[s], max(1, int(warm_ms / est[s])))
-            n = max(1, int(sample_ms / est[s]))
-            ms = statistics.median(timer.per_call_ms(run[s], n) for _ in range(samples))
-            got[s] += ms
-            times[s].append(ms)
-            st = timer.state()
-            if st:
-                states[s].append(st)
-        sratios.append(got["mask"] / got["plain"])
-    return {"short_ratio": statistics.median(ratios), "steady_ratio": statistics.median(sratios),
-            "steady_ratios": sratios, "mask_ms": statistics.median(times["mask"]),
+    states = {"mask": [], "plain": []}
+
+    def window(side, _):
+        fn = run[side]
+        if warm_ms > 0:
+            timer.per_call_ms(fn, ab.reps_for(est[side], warm_ms, 1, 1 << 20))
+        n = ab.reps_for(est[side], sample_ms, 1, 1 << 20)
+        ms = statistics.median(timer.per_call_ms(fn, n) for _ in range(samples))
+        st = timer.state()
+        if st:
+            states[side].append(st)
+        return ms
+
+    steady = ab.measure(window, sides, rounds, None)
+    sratios = ab.paired_ratios(steady)
+    times = {s: [t for r in steady.values() for t in r[k]] for k, s in sides.items()}
+    return {"short_ratio": statistics.median(ab.paired_ratios(short)),
+            "steady_ratio": statistics.median(sratios), "steady_ratios": sratios,
+            "mask_ms": statistics.median(times["mask"]),
             "plain_ms": statistics.median(times["plain"]), "mask_state": states["mask"],
             "plain_state": states["plain"]}
 
@@ -128,8 +132,8 @@ class FakeGPU:
     kernel stays under the cap, and stays where it was while idle. A kernel
     is (cycles per call in millions, watts per MHz)."""
 
-    def __init__(self, cap_w=700.0, max_mhz=1980.0, tau_ms=60.0, gap_ms=0.02):
-        self.cap, self.max, self.tau, self.gap = cap_w, max_mhz, tau_ms, gap_ms
+    def __init__(self, cap_w=700.0, max_mhz=1980.0, tau_ms=60.0):
+        self.cap, self.max, self.tau = cap_w, max_mhz, tau_ms
         self.mhz = max_mhz
 
     def equilibrium(self, kernel):

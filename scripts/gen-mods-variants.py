@@ -92,18 +92,16 @@ CONFIG_SUFFIXES = {
                  "pingpong": True}},
     "_pc": {128: {"block_m": 128, "block_n": 128, "warps": 8, "stages": 3, **PRODUCER,
                   "pingpong": True}},
+    # --tiles: one-warpgroup tiles at head dim 64 for the mask kernels
+    # (session 15; flash-plan's is 64 x 64 in 2 stages): 64-key blocks in 3
+    # stages (_s3), 32-key blocks (_n32), 128-key blocks (_n128), and two
+    # warpgroups in lockstep on 128 x 64 (_m128); each plain and masked,
+    # causal and not.
+    "_s3": {64: {"block_m": 64, "block_n": 64, "warps": 4, "stages": 3, "wgmma": True}},
+    "_n32": {64: {"block_m": 64, "block_n": 32, "warps": 4, "stages": 2, "wgmma": True}},
+    "_n128": {64: {"block_m": 64, "block_n": 128, "warps": 4, "stages": 2, "wgmma": True}},
+    "_m128": {64: {"block_m": 128, "block_n": 64, "warps": 8, "stages": 2, "wgmma": True}},
 }
-# --tiles: one-warpgroup tiles at head dim 64 for the mask kernels (session
-# 15; flash-plan's is 64 x 64 in 2 stages): 64-key blocks in 3 stages
-# (_s3), 32-key blocks (_n32), 128-key blocks (_n128), and two warpgroups
-# in lockstep on 128 x 64 (_m128); each plain and masked, causal and not.
-WG = {"wgmma": True}
-CONFIG_SUFFIXES.update({
-    "_s3": {64: {"block_m": 64, "block_n": 64, "warps": 4, "stages": 3, **WG}},
-    "_n32": {64: {"block_m": 64, "block_n": 32, "warps": 4, "stages": 2, **WG}},
-    "_n128": {64: {"block_m": 64, "block_n": 128, "warps": 4, "stages": 2, **WG}},
-    "_m128": {64: {"block_m": 128, "block_n": 64, "warps": 8, "stages": 2, **WG}},
-})
 TILE_KINDS = {64: tuple(f"{k}{t}" for t in ("_s3", "_n32", "_n128", "_m128")
                         for k in ("plain", "docmask", "prefixlm"))}
 CONFIG_KINDS = {128: ("plain_p", "docmask_w12", "prefixlm_w12", "plain_pp", "docmask_pp",

@@ -293,6 +293,16 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // tensor cores instead of following them: the loads and their index
   // arithmetic, and with ping-pong turns what consumes only them (below).
   // (mma.sync is synchronous: ptxas schedules those loads freely.)
+  // A tile element (a non-memref block argument), and the body op that
+  // defines a value (null when it comes from outside the body).
+  auto isElement = [&](Value v) {
+    return isa<BlockArgument>(v) && v.getParentBlock() == &body &&
+           !isa<MemRefType>(v.getType());
+  };
+  auto bodyDef = [&](Value v) -> Operation * {
+    Operation *d = v.getDefiningOp();
+    return d && d->getBlock() == &body ? d : nullptr;
+  };
   llvm::SetVector<Operation *> early;
   Operation *wait = scoresWaitHere();
   if (wait)
@@ -305,11 +315,9 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
         if (!seen.insert(o))
           continue;
         for (Value v : o->getOperands()) {
-          if (isa<BlockArgument>(v) && v.getParentBlock() == &body &&
-              !isa<MemRefType>(v.getType()))
+          if (isElement(v))
             free = false;
-          else if (Operation *d = v.getDefiningOp();
-                   d && d->getBlock() == &body)
+          else if (Operation *d = bodyDef(v))
             slice.push_back(d);
         }
       }
@@ -327,20 +335,15 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     for (Operation &o : body.without_terminator()) {
       if (early.contains(&o) || o.getNumResults() != 1)
         continue;
-      bool readsEarly = false, free = true;
+      // Every operand from the body is early (and there is one), none is
+      // a tile element.
+      bool readsEarly = false, onlyEarly = true;
       for (Value v : o.getOperands()) {
-        if (isa<BlockArgument>(v) && v.getParentBlock() == &body &&
-            !isa<MemRefType>(v.getType()))
-          free = false;
-        else if (Operation *d = v.getDefiningOp();
-                 d && d->getBlock() == &body) {
-          if (early.contains(d))
-            readsEarly = true;
-          else
-            free = false;
-        }
+        Operation *d = bodyDef(v);
+        readsEarly |= d != nullptr;
+        onlyEarly &= !isElement(v) && (!d || early.contains(d));
       }
-      if (free && readsEarly)
+      if (readsEarly && onlyEarly)
         early.insert(&o);
     }
   OpBuilder::InsertPoint late = b.saveInsertionPoint();
