@@ -17,11 +17,13 @@ changed), so that the difference, if any, is seen to be the clock.
 
   bench/maskbar.py --artifacts DIR [--pairs docmask:plain,prefixlm:plain]
       [--dims 64,128] [--rounds 3] [--warm-ms 400] [--sample-ms 25] [--samples 8]
-      [--out F.json]
+      [--base-artifacts OLD_DIR] [--out F.json]
   bench/maskbar.py --self-test     # CPU: the protocols on a simulated GPU
 
 DIR holds the mods artifact and mods-manifest.json of gen-mods-variants.py
-(the kinds --pairs names; `plain` is flash-plan's unmasked kernel). Shapes: those
+(the kinds --pairs names; `plain` is flash-plan's unmasked kernel). A BASE
+of `@base` times the kind against the same function of --base-artifacts'
+library (an A/B of two builds of one kernel, with the same protocol). Shapes: those
 of gpu-mods-check.py's timing (4x16x4k, 1x16x16k), head dims 64/128, causal
 and not, the same random documents for both protocols.
 """
@@ -205,6 +207,8 @@ def main(argv=None):
     p.add_argument("--sample-ms", type=float, default=25.0)
     p.add_argument("--samples", type=int, default=8)
     p.add_argument("--dims", default="64,128")
+    p.add_argument("--base-artifacts",
+                   help="the library a BASE of @base names (its mods-manifest.json)")
     p.add_argument("--out")
     p.add_argument("--self-test", action="store_true",
                    help="CPU: both protocols on a simulated power-capped GPU")
@@ -223,6 +227,11 @@ def main(argv=None):
     M = _mods_check()
     entries = M.C.common.read_manifest(a.artifacts, a.manifest)
     kernels = {e["func"]: flashmlir.Kernel(e["path"], e["func"]) for e in entries}
+    if any(base == "@base" for _, base in pairs):
+        if not a.base_artifacts:
+            p.error("a BASE of @base needs --base-artifacts")
+        for e in M.C.common.read_manifest(a.base_artifacts, a.manifest):
+            kernels["@base " + e["func"]] = flashmlir.Kernel(e["path"], e["func"])
     timer = CudaTimer()
     print(f"# bench/maskbar.py {' '.join(argv if argv is not None else sys.argv[1:])}")
     print(f"# {torch.cuda.get_device_name()}; idle state {gpu_state()}", flush=True)
@@ -231,7 +240,9 @@ def main(argv=None):
         for d in (int(x) for x in a.dims.split(",")):
             for causal in (False, True):
                 suffix = f"_bf16_d{d}{'_causal' if causal else ''}"
-                mine, base = f"mods_{kind}{suffix}", f"mods_{base_kind}{suffix}"
+                mine = f"mods_{kind}{suffix}"
+                base = (f"@base {mine}" if base_kind == "@base"
+                        else f"mods_{base_kind}{suffix}")
                 if mine not in kernels or base not in kernels:
                     continue
                 for (b, h, sq, sk) in M.TIMING_SHAPES:
@@ -240,7 +251,8 @@ def main(argv=None):
                     q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
                                            dtype=torch.bfloat16) for s in (sq, sk, sk))
                     mods = M.Mods(kind, b, h, sq, sk, "cuda", gen, 0, 30.0)
-                    base_mods = M.Mods(base_kind, b, h, sq, sk, "cuda", gen, 0, 30.0)
+                    base_mods = (mods if base_kind == "@base" else
+                                 M.Mods(base_kind, b, h, sq, sk, "cuda", gen, 0, 30.0))
                     out = torch.empty_like(q)
                     lse = torch.empty(b, h, sq, device="cuda")
                     km, kb = kernels[mine], kernels[base]

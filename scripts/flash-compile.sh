@@ -38,10 +38,12 @@ if [ "$CHIP" != cpu ] && [ "${FLASH_COMPILE_LEGACY:-0}" != 1 ] && [ -x "$FLASH_C
   "$FLASH_COMPILE" "$IN" -o "$OUT" "$@"
 else
   TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+  # flash-occupancy as the driver runs it: on for sm_90a.
+  case $CHIP in sm_90a) OCC=true ;; *) OCC=false ;; esac
   if [ "$CHIP" = cpu ]; then
     PIPELINE=--flash-lower-to-cpu
   else
-    PIPELINE="--flash-lower-to-gpu=chip=$CHIP format=bin split-min-efficiency=$EFF"
+    PIPELINE="--flash-lower-to-gpu=chip=$CHIP format=bin split-min-efficiency=$EFF occupancy=$OCC"
   fi
   "$FLASH_OPT" "$IN" --mlir-print-op-on-diagnostic=false "$PIPELINE" -o "$TMP/host.mlir"
   "$LLVM_BIN/mlir-translate" --mlir-to-llvmir "$TMP/host.mlir" -o "$TMP/host.ll"
@@ -49,7 +51,7 @@ else
   cc -shared -o "$OUT" "$TMP/host.o" $([ "$CHIP" = cpu ] && echo -lm)
   if [ -n "$PTX" ]; then
     "$FLASH_OPT" "$IN" --mlir-print-op-on-diagnostic=false \
-      --flash-lower-to-gpu="chip=$CHIP format=isa split-min-efficiency=$EFF" -o "$TMP/isa.mlir"
+      --flash-lower-to-gpu="chip=$CHIP format=isa split-min-efficiency=$EFF occupancy=$OCC" -o "$TMP/isa.mlir"
     python3 "$ROOT/scripts/extract-gpu-object.py" "$TMP/isa.mlir" "$PTX"
   fi
 fi

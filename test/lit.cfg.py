@@ -40,6 +40,7 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "ptxas")):
     config.available_features.add("ptxas")
     llvm_config.add_tool_substitutions(["ptxas"], [config.cuda_bin_dir])
+    config.substitutions.append(("%cuda_root", os.path.dirname(config.cuda_bin_dir)))
 
 # The runtime (test/Runtime): libflashrt, plus the test artifacts and the
 # fake libcuda.so.1 that unittests/Runtime builds.

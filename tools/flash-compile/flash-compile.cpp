@@ -68,6 +68,12 @@ static llvm::cl::opt<double> splitMinEfficiency(
     "split-min-efficiency",
     llvm::cl::desc("flash-split-kv's min-efficiency, in (0, 1]"),
     llvm::cl::init(0.85), llvm::cl::cat(category));
+static llvm::cl::opt<bool> occupancy(
+    "occupancy",
+    llvm::cl::desc("Run flash-occupancy: more programs an SM where ptxas "
+                   "then spills nothing (default: on for sm_90a, "
+                   "where the kernels it changes were measured faster)"),
+    llvm::cl::init(false), llvm::cl::cat(category));
 static llvm::cl::opt<int64_t> producerRegs(
     "producer-regs",
     llvm::cl::desc("setmaxnreg of the producer warpgroup beside 8 consumer "
@@ -191,6 +197,9 @@ static int compile(StringRef inputName, StringRef outName,
   options.format = "bin";
   options.splitMinEfficiency = splitMinEfficiency;
   options.producerRegs = producerRegs;
+  options.occupancy = occupancy.getNumOccurrences()
+                          ? occupancy
+                          : StringRef(chip) == "sm_90a";
   std::string optionError;
   llvm::raw_string_ostream optionStream(optionError);
   if (failed(flash::verifyFlashGpuPipelineOptions(options, optionStream)))

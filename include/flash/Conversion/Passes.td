@@ -123,4 +123,30 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def FlashOccupancy : Pass<"flash-occupancy", "::mlir::ModuleOp"> {
+  let summary = "Ask ptxas for more programs an SM where that costs no spills";
+  let description = [{
+    Runs after `flash-to-gpu`'s kernels reached the LLVM dialect, just before
+    `gpu-module-to-binary`. ptxas sizes a kernel's registers for its own
+    schedule; when that leaves fewer programs an SM than shared memory,
+    threads and the block limit allow, the kernel runs with less latency
+    hidden than it could (a head-dim-64 prefix-LM kernel: 112 registers, 4
+    programs an SM where shared memory holds 5). For each kernel launched
+    with a constant block and dynamic shared memory size, this pass
+    serializes its `gpu.module` to PTX through the module's own
+    `#nvvm.target`, runs `ptxas -v` on it, and where the register count
+    allows fewer programs than the rest of the SM, runs ptxas again with
+    `.minnctapersm N` (N: the most programs shared memory, threads and the
+    block limit allow, then N - 1, ... above the current count) and keeps,
+    as `nvvm.minctasm = N`, the highest N at which ptxas spills nothing.
+    Kernels that already have `nvvm.minctasm` (the producer warpgroup's
+    setmaxnreg needs 1) are left alone. Without ptxas (the CUDA toolkit of
+    `NVVM::getCUDAToolkitPath`, or `ptxas` on PATH) the pass fails.
+  }];
+  let options = [
+    Option<"ptxasPath", "ptxas-path", "std::string", /*default=*/"\"\"",
+           "The ptxas to ask (default: the CUDA toolkit's, else PATH's)">,
+  ];
+}
+
 #endif // FLASH_CONVERSION_PASSES_TD

@@ -203,6 +203,9 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   kernels.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 
+  // Programs an SM from ptxas's registers (opt-in: it runs ptxas twice).
+  if (options.occupancy)
+    pm.addPass(createFlashOccupancy());
   // The binary, then the host side (gpu.launch_func -> mgpu* runtime calls).
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;

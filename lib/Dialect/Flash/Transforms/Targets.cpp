@@ -22,11 +22,11 @@ using namespace mlir;
 
 ArrayRef<flash::ChipInfo> flash::getSupportedChips() {
   static const ChipInfo chips[] = {
-      {"sm_80", 80, false, 163, "+ptx70"},
-      {"sm_86", 86, false, 99, "+ptx71"},
-      {"sm_89", 89, false, 99, "+ptx78"},
-      {"sm_90", 90, false, 227, "+ptx80"},
-      {"sm_90a", 90, true, 227, "+ptx80"},
+      {"sm_80", 80, false, 163, "+ptx70", 164, 2048, 32},
+      {"sm_86", 86, false, 99, "+ptx71", 100, 1536, 16},
+      {"sm_89", 89, false, 99, "+ptx78", 100, 1536, 24},
+      {"sm_90", 90, false, 227, "+ptx80", 228, 2048, 32},
+      {"sm_90a", 90, true, 227, "+ptx80", 228, 2048, 32},
   };
   return chips;
 }

@@ -67,6 +67,12 @@ struct FlashGpuPipelineOptions
                      "producer warpgroup beside 8 consumer warps, a multiple "
                      "of 8 in [24, 168]"),
       llvm::cl::init(64)};
+  Option<bool> occupancy{
+      *this, "occupancy",
+      llvm::cl::desc("Run flash-occupancy before gpu-module-to-binary: more "
+                     "programs an SM where ptxas then spills nothing (needs "
+                     "ptxas; off by default)"),
+      llvm::cl::init(false)};
 };
 
 /// Checks every option of `options` (chip from getSupportedChips(), format,

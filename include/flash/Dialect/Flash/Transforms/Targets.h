@@ -35,6 +35,12 @@ struct ChipInfo {
   int64_t smemKB;
   /// The `#nvvm.target` features: the PTX ISA version the kernels need.
   StringRef ptxFeatures;
+  /// What one SM holds, for the programs an SM (flash-occupancy): shared
+  /// memory in KiB (each program also takes kReservedSmemBytes), threads,
+  /// programs. Every supported chip has 64K 32-bit registers an SM.
+  int64_t smemPerSMKB, threadsPerSM, programsPerSM;
+  static constexpr int64_t kRegistersPerSM = 65536;
+  static constexpr int64_t kReservedSmemBytes = 1024;
 };
 
 /// The supported chips, in order.
