@@ -66,11 +66,8 @@ def main(argv=None):
     def one(kind, d, b, h, s):
         ours = {k: flashmlir.Kernel(entries[f"mods_{k}_bf16_d{d}"]["path"],
                                     f"mods_{k}_bf16_d{d}") for k in ("plain", kind)}
-        gen = torch.Generator(device="cuda")
-        gen.manual_seed(b * h + s)  # maskbar.py's tensors
-        q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
-                               dtype=torch.bfloat16) for _ in range(3))
-        cap = M.Mods(kind, b, h, s, s, "cuda", gen, 0, 30.0).captures[0]
+        q, k, v, mods, _ = maskbar.inputs(kind, b, h, s, s, d)  # maskbar.py's tensors
+        cap = mods.captures[0]
 
         if kind == "docmask":
             def mask_mod(bb, hh, i, j):

@@ -94,6 +94,19 @@ class CudaTimer:
         return gpu_state()
 
 
+def inputs(kind, b, h, sq, sk, d):
+    """The timing's tensors for a mods kind (gpu-mods-check.py's: bf16 Q, K,
+    V from a generator seeded b * h + sq, then the kind's random captures),
+    on the GPU: (q, k, v, mods, generator), the generator left where the
+    captures left it."""
+    import torch
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(b * h + sq)
+    q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda", dtype=torch.bfloat16)
+               for s in (sq, sk, sk))
+    return q, k, v, _mods_check().Mods(kind, b, h, sq, sk, "cuda", gen, 0, 30.0), gen
+
+
 def measure_pair(run, timer, rounds, warm_ms, sample_ms, samples):
     """Both protocols on run = {"mask": fn, "plain": fn}, each in ab.py's
     ABBA schedule (mask, plain, plain, mask per round) with its paired
@@ -246,11 +259,7 @@ def main(argv=None):
                 if mine not in kernels or base not in kernels:
                     continue
                 for (b, h, sq, sk) in M.TIMING_SHAPES:
-                    gen = torch.Generator(device="cuda")
-                    gen.manual_seed(b * h + sq)  # gpu-mods-check.py's tensors
-                    q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
-                                           dtype=torch.bfloat16) for s in (sq, sk, sk))
-                    mods = M.Mods(kind, b, h, sq, sk, "cuda", gen, 0, 30.0)
+                    q, k, v, mods, gen = inputs(kind, b, h, sq, sk, d)
                     base_mods = (mods if base_kind == "@base" else
                                  M.Mods(base_kind, b, h, sq, sk, "cuda", gen, 0, 30.0))
                     out = torch.empty_like(q)

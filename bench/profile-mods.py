@@ -41,11 +41,7 @@ def main(argv=None):
         e = entries[name]
         kernel = flashmlir.Kernel(e["path"], name)
         d = int(e["head_dim"])
-        gen = torch.Generator(device="cuda")
-        gen.manual_seed(b * h + s)
-        q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda", dtype=torch.bfloat16)
-                   for _ in range(3))
-        mods = M.Mods(e["kind"], b, h, s, s, "cuda", gen, 0, 30.0)
+        q, k, v, mods, _ = maskbar.inputs(e["kind"], b, h, s, s, d)
         out = torch.empty_like(q)
         lse = torch.empty(b, h, s, device="cuda")
         for _ in range(a.calls):

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/InitAllFlash.h"
 
@@ -110,15 +111,12 @@ public:
   void runBeforePass(Pass *pass, Operation *op) override {
     if (pass->getArgument() != "gpu-module-to-binary")
       return;
-    gpu::TargetOptions options({}, {}, {}, {},
-                               gpu::CompilationTarget::Assembly);
     for (Region &region : op->getRegions())
       for (auto module : region.getOps<gpu::GPUModuleOp>()) {
-        OwningOpRef<gpu::GPUModuleOp> copy = module.clone();
-        for (Attribute attr : copy->getTargetsAttr()) {
+        for (Attribute attr : module.getTargetsAttr()) {
           auto target = dyn_cast<gpu::TargetAttrInterface>(attr);
           std::optional<SmallVector<char, 0>> isa =
-              target ? target.serializeToObject(*copy, options) : std::nullopt;
+              target ? flash::serializeToPTX(module, target) : std::nullopt;
           if (!isa) {
             failed = true;
             continue;

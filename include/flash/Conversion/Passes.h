@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -34,6 +35,12 @@ namespace flash {
 /// flash.grid, flash.kv_loop, flash.tile_load and flash.tile_store to
 /// scf/memref/tensor (flash-tile-to-scf).
 void populateFlashTileToSCFPatterns(RewritePatternSet &patterns);
+
+/// The PTX that `target` makes of a copy of `module` (an LLVM-dialect
+/// gpu.module): what gpu-module-to-binary hands ptxas. Used by
+/// flash-occupancy and by flash-compile's --ptx; none if serialization fails.
+std::optional<SmallVector<char, 0>>
+serializeToPTX(gpu::GPUModuleOp module, gpu::TargetAttrInterface target);
 
 } // namespace flash
 } // namespace mlir

@@ -140,8 +140,10 @@ def FlashOccupancy : Pass<"flash-occupancy", "::mlir::ModuleOp"> {
     block limit allow, then N - 1, ... above the current count) and keeps,
     as `nvvm.minctasm = N`, the highest N at which ptxas spills nothing.
     Kernels that already have `nvvm.minctasm` (the producer warpgroup's
-    setmaxnreg needs 1) are left alone. Without ptxas (the CUDA toolkit of
-    `NVVM::getCUDAToolkitPath`, or `ptxas` on PATH) the pass fails.
+    setmaxnreg needs 1) are left alone. The ptxas is `ptxas-path`, else
+    the one gpu-module-to-binary runs next (`ptxas` on PATH, else the CUDA
+    toolkit's, `NVVM::getCUDAToolkitPath`); without one, or if it fails, the
+    pass fails with a diagnostic.
   }];
   let options = [
     Option<"ptxasPath", "ptxas-path", "std::string", /*default=*/"\"\"",

@@ -102,23 +102,10 @@ std::string withMinPrograms(StringRef ptx,
   return out;
 }
 
-struct FlashOccupancyPass
-    : public flash::impl::FlashOccupancyBase<FlashOccupancyPass> {
-  using Base::Base;
-
-  void runOnOperation() override;
-
-  /// ptxas -v on `ptx` for `entries`; the report, or an error at `at`.
-  FailureOr<llvm::StringMap<PtxasReport>>
-  runPtxas(Operation *at, StringRef tool, StringRef chip, StringRef ptx,
-           ArrayRef<StringRef> entries);
-};
-
-} // namespace
-
+/// ptxas -v on `ptx` for `entries`; the report, or an error at `at`.
 FailureOr<llvm::StringMap<PtxasReport>>
-FlashOccupancyPass::runPtxas(Operation *at, StringRef tool, StringRef chip,
-                             StringRef ptx, ArrayRef<StringRef> entries) {
+runPtxas(Operation *at, StringRef tool, StringRef chip, StringRef ptx,
+         ArrayRef<StringRef> entries) {
   SmallString<128> input, log, output;
   if (llvm::sys::fs::createTemporaryFile("flash-occupancy", "ptx", input) ||
       llvm::sys::fs::createTemporaryFile("flash-occupancy", "log", log) ||
@@ -154,6 +141,22 @@ FlashOccupancyPass::runPtxas(Operation *at, StringRef tool, StringRef chip,
            << "\n"
            << report;
   return parseReport(report);
+}
+
+struct FlashOccupancyPass
+    : public flash::impl::FlashOccupancyBase<FlashOccupancyPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+
+} // namespace
+
+std::optional<SmallVector<char, 0>>
+flash::serializeToPTX(gpu::GPUModuleOp module,
+                      gpu::TargetAttrInterface target) {
+  OwningOpRef<gpu::GPUModuleOp> copy = module.clone();
+  gpu::TargetOptions options({}, {}, {}, {}, gpu::CompilationTarget::Assembly);
+  return target.serializeToObject(*copy, options);
 }
 
 void FlashOccupancyPass::runOnOperation() {
@@ -206,7 +209,6 @@ void FlashOccupancyPass::runOnOperation() {
       it->second = std::nullopt;
   });
 
-  gpu::TargetOptions isa({}, {}, {}, {}, gpu::CompilationTarget::Assembly);
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
     ArrayAttr targets = gpuModule.getTargetsAttr();
     auto nvvm = targets && targets.size() == 1
@@ -245,10 +247,8 @@ void FlashOccupancyPass::runOnOperation() {
              (llvm::alignTo(regs, 8) * 32 * warps.lookup(name));
     };
 
-    OwningOpRef<gpu::GPUModuleOp> copy = gpuModule.clone();
-    auto target = cast<gpu::TargetAttrInterface>(Attribute(nvvm));
-    std::optional<SmallVector<char, 0>> object =
-        target.serializeToObject(*copy, isa);
+    std::optional<SmallVector<char, 0>> object = serializeToPTX(
+        gpuModule, cast<gpu::TargetAttrInterface>(Attribute(nvvm)));
     if (!object) {
       gpuModule.emitError("flash-occupancy: cannot serialize to PTX");
       return signalPassFailure();
