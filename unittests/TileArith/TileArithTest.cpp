@@ -7,7 +7,11 @@
 // mask-free and the hint's full interval covers, no block the visible
 // interval touches is skipped, an empty visible interval (vhi <= vlo)
 // leaves no iteration, and a block both conditions free is in the main
-// loop (the hint is used, not just obeyed).
+// loop (the hint is used, not just obeyed). And the key tests: keyVisible
+// (its upper bounds merged) against the op's definition of the mask, and
+// keyTestBound (flash-to-gpu's compare of a register's constant column)
+// against the test of j = base + k, for bounds around 0, the block edges
+// and the int64 extremes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <vector>
 
 using namespace mlir::flash;
@@ -86,4 +91,62 @@ TEST(TileArith, BlockMaskRanges) {
   EXPECT_GT(checked, 100000);
 }
 
+/// The oracle: j p t, evaluated directly.
+bool holds(mlir::arith::CmpIPredicate p, int64_t j, int64_t t) {
+  using P = mlir::arith::CmpIPredicate;
+  switch (p) {
+  case P::slt:
+    return j < t;
+  case P::sle:
+    return j <= t;
+  case P::sgt:
+    return j > t;
+  case P::sge:
+    return j >= t;
+  case P::eq:
+    return j == t;
+  case P::ne:
+    return j != t;
+  default:
+    ADD_FAILURE() << "unexpected predicate";
+    return false;
+  }
+}
+
+TEST(TileArith, KeyTests) {
+  using P = mlir::arith::CmpIPredicate;
+  IntArith a;
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  const std::vector<int64_t> bounds = {-big - 1, -5, -2, -1, 0, 1, 2, 7,
+                                       8, 31, 32, 33, 64, 1031, big};
+  int64_t checked = 0;
+  // keyTestBound: j p t as k p (max(t, -1) - base), j = base + k.
+  for (int64_t base : {0, 1, 2, 32, 1000})
+    for (int64_t k : {0, 1, 7, 8, 9, 31})
+      for (P p : {P::slt, P::sle, P::sgt, P::sge, P::eq, P::ne})
+        for (int64_t t : bounds) {
+          ASSERT_EQ(holds(p, k, keyTestBound(a, t, base)),
+                    holds(p, base + k, t))
+              << "base " << base << " k " << k << " t " << t;
+          ++checked;
+        }
+  // keyVisible (its upper bounds merged) against the mask as the op
+  // defines it: j < Sk, j <= diag (causal), diag - left <= j <= diag +
+  // right.
+  for (bool causal : {false, true})
+    for (int64_t left : {-1, 0, 3})
+      for (int64_t right : {-1, 0, 2})
+        for (int64_t seqK : {0, 1, 5, 17})
+          for (int64_t diag = -4; diag < 22; ++diag)
+            for (int64_t j = 0; j < 20; ++j) {
+              bool want = j < seqK && (!causal || j <= diag) &&
+                          (right < 0 || j <= diag + right) &&
+                          (left < 0 || j >= diag - left);
+              ASSERT_EQ(keyVisible(a, causal, left, right, diag, j, seqK),
+                        want)
+                  << "j " << j << " diag " << diag << " Sk " << seqK;
+              ++checked;
+            }
+  EXPECT_GT(checked, 10000);
+}
 } // namespace

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ColumnBounds.h"
 #include "KernelEmitter.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -367,6 +368,25 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
       break;
     }
 
+  // Bound tests of a column position compare the register's constant
+  // with one value per row (ColumnBounds.h), in the loops that run for
+  // most of the keys (`main`, and `mask_mod` blocks a hint left partial):
+  // a masked band runs a few blocks a program at most, and there the fold
+  // measured 5-6 % slower (the d128 non-causal kernel, whose band is its
+  // ragged last block; H200, bench/NOTES.md session 18). Only on the
+  // wgmma path: the mma.sync kernels hold 4 rows a thread at up to 255
+  // registers, and the bounds' live ranges made ptxas spill (d32, d64).
+  SmallVector<Operation *> columns;
+  StringRef role = curLoop ? curLoop.getRole() : StringRef();
+  if (wg && (role == "main" || role == "mask_mod"))
+    for (auto &[add, at] : offsetAdds)
+      if (at.second == 1)
+        columns.push_back(add);
+  ColumnBounds columnBounds(body, columns);
+  auto baseOf = [&](Operation *position) {
+    return offsetAdds.lookup(position).first;
+  };
+
   int64_t nTiles = out.cols / 8;
   int64_t count = rank == 2 ? mTiles * nTiles * 4 : mTiles * 2;
   auto position = [&](int64_t idx) {
@@ -421,6 +441,8 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
         return addNsw(it->second.first,
                       c(it->second.second == 0 ? mt * 16 * warps + 8 * h
                                                : 8 * nt + e));
+      if (Value test = columnBounds.lower(b, loc, o, m, 8 * nt + e, baseOf))
+        return test;
       return selectScalar(o, m);
     };
     if (phase == 0) {

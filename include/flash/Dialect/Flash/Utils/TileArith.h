@@ -3,7 +3,8 @@
 // The index formulas of attention's masking, each written once over an
 // arithmetic policy: which KV blocks a program visits and which of them need
 // an element mask (kvRanges, narrowed by a block-mask hint in
-// applyBlockMask), and whether key j is visible to query i (keyVisible).
+// applyBlockMask), whether key j is visible to query i (keyVisible), and
+// a key test as a compare of a register's constant column (keyTestBound).
 // IntArith evaluates them on integers (flash-tile's static
 // iteration counts); IndexBuilder emits them as arith ops, which is how
 // flash-tile's loop bounds, flash-online-softmax's mask and flash-to-gpu's
@@ -189,16 +190,22 @@ KVRanges<typename Arith::V> applyBlockMask(Arith &a,
 /// The key mask of flash.attention: key j is visible to the query whose
 /// diagonal is `diag` (query i's is i + Sk - Sq: bottom-right alignment)
 /// iff j < Sk and, when set, j <= diag (causal), j <= diag + right and
-/// j >= diag - left (window; -1 leaves a side unbounded).
+/// j >= diag - left (window; -1 leaves a side unbounded). The upper bounds
+/// are one: j <= min(Sk - 1, diag [+ right]) (Sk >= 0, so Sk - 1 cannot
+/// wrap), one compare per element instead of two and an and.
 template <typename Arith>
 auto keyVisible(Arith &a, bool causal, int64_t left, int64_t right,
                 typename Arith::V diag, typename Arith::V j,
                 typename Arith::V seqK) {
-  auto visible = a.lt(j, seqK);
-  if (causal)
-    visible = a.land(visible, a.le(j, diag));
-  if (right >= 0)
-    visible = a.land(visible, a.le(j, a.add(diag, a.c(right))));
+  auto upper = [&] {
+    auto hi = a.sub(seqK, a.c(1));
+    if (causal)
+      hi = a.min(hi, diag);
+    if (right >= 0)
+      hi = a.min(hi, a.add(diag, a.c(right)));
+    return a.le(j, hi);
+  };
+  auto visible = causal || right >= 0 ? upper() : a.lt(j, seqK);
   if (left >= 0)
     visible = a.land(visible, a.ge(j, a.sub(diag, a.c(left))));
   return visible;
@@ -209,6 +216,18 @@ template <typename Arith>
 typename Arith::V diagonal(Arith &a, typename Arith::V i,
                            typename Arith::V shift) {
   return a.add(i, shift);
+}
+
+/// A test `j pred t` of a key position j, which lies in [0, Sk), against a
+/// bound t (pred a signed order or an (in)equality), for j = base + k
+/// (base >= 0, base + k not wrapping): `j pred t` is `k pred
+/// keyTestBound(t, base)` = max(t, -1) - base. j >= 0, so a t below -1
+/// decides as -1 does, and then the subtraction cannot wrap. flash-to-gpu
+/// compares a register's constant column k with one value per row so.
+template <typename Arith>
+typename Arith::V keyTestBound(Arith &a, typename Arith::V t,
+                               typename Arith::V base) {
+  return a.sub(a.max(t, a.c(-1)), base);
 }
 
 } // namespace mlir::flash
