@@ -13,7 +13,9 @@
 // tanh as tanh.approx, log through lg2.approx, fma and max as intrinsics;
 // the other arith ops (index arithmetic, casts, compares, selects) are
 // cloned, math.absi/absf become max(x, -x) / fabs; a memref.load of a capture (a score_mod or
-// mask_mod operand) is a read-only global load (Memory.cpp).
+// mask_mod operand) is a read-only global load (Memory.cpp). In the loops
+// that run for most of the keys, a test of a key position compares the
+// register's constant column with one bound a row (ColumnBounds.h).
 //
 //===----------------------------------------------------------------------===//
 
