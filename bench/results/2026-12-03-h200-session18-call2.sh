@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Date 2026-12-03, 1 x NVIDIA H200 (sm_90a); every command below, run from the
 # repository root with $OUT set.
-# Session 18, device call 2: the landed form, timed. build/artD = this commit's
+# Session 18, device call 2: commit 3be3be7, timed. build/artD = its
 # libraries: keyVisible's upper bounds as one (j <= min(Sk - 1, diag)),
 # on both targets and every chip, and the column-bound fold in main and
 # mask_mod loops only (wgmma); build/artA = 34c45de's (the commit before).

@@ -8,8 +8,7 @@
 // interval touches is skipped, an empty visible interval (vhi <= vlo)
 // leaves no iteration, and a block both conditions free is in the main
 // loop (the hint is used, not just obeyed). And the key tests: keyVisible
-// (its upper bounds merged) against the op's definition of the mask, and
-// keyTestBound (flash-to-gpu's compare of a register's constant column)
+// against the op's definition of the mask, and keyTestBound (flash-to-gpu's compare of a register's constant column)
 // against the test of j = base + k, for bounds around 0, the block edges
 // and the int64 extremes.
 //
@@ -130,8 +129,7 @@ TEST(TileArith, KeyTests) {
               << "base " << base << " k " << k << " t " << t;
           ++checked;
         }
-  // keyVisible (its upper bounds merged) against the mask as the op
-  // defines it: j < Sk, j <= diag (causal), diag - left <= j <= diag +
+  // keyVisible against the mask as the op defines it: j < Sk, j <= diag (causal), diag - left <= j <= diag +
   // right.
   for (bool causal : {false, true})
     for (int64_t left : {-1, 0, 3})

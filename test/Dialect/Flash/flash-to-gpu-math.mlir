@@ -9,8 +9,7 @@
 //  * thread -> fragment row: qRow = row0 + 16 * warp + lane / 4 (+ 8), key
 //    column j = col0 + 2 * (lane % 4) (+ 1, + 8, + 9);
 //  * mask: j < Sk, causal j <= qRow + (Sk - Sq), window
-//    qRow + off - left <= j <= qRow + off + right (the upper bounds as
-//    one, j <= min(Sk - 1, ...)), masked S = -inf;
+//    qRow + off - left <= j <= qRow + off + right, masked S = -inf;
 //  * softcap: S = cap * tanh(S * (scale / cap));
 //  * online softmax: m_new = max(m, rowmax S) over the quad (xor 1, 2);
 //    ms = m_new * c * log2(e) (0 while m_new = -inf); alpha =
@@ -71,13 +70,14 @@
 // CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
 // CHECK-NEXT: %[[J:.*]] = arith.addi %[[COL0]], %[[TQ2]] : index
 // CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
-// The key end and the diagonal as one upper bound: j <= min(Sk - 1, diag).
-// CHECK-NEXT: %[[LASTK:.*]] = arith.subi %[[SK]], %c1 : index
-// CHECK-NEXT: %[[HI:.*]] = arith.minsi %[[LASTK]], %[[DIAG]] : index
-// CHECK-NEXT: %[[VIS:.*]] = arith.cmpi sle, %[[J]], %[[HI]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.cmpi slt, %[[J]], %[[SK]] : index
+// CHECK-NEXT: %[[CAUSAL:.*]] = arith.cmpi sle, %[[J]], %[[DIAG]] : index
+// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[END]], %[[CAUSAL]] : i1
 // CHECK-NEXT: %[[S0:.*]] = arith.select %[[VIS]], %{{.*}}, %[[NINF]] : f32
 // CHECK-NEXT: %[[J1:.*]] = arith.addi %[[J]], %c1 overflow<nsw> : index
-// CHECK-NEXT: %[[VIS1:.*]] = arith.cmpi sle, %[[J1]], %[[HI]] : index
+// CHECK-NEXT: %[[END1:.*]] = arith.cmpi slt, %[[J1]], %[[SK]] : index
+// CHECK-NEXT: %[[CAUSAL1:.*]] = arith.cmpi sle, %[[J1]], %[[DIAG]] : index
+// CHECK-NEXT: %[[VIS1:.*]] = arith.andi %[[END1]], %[[CAUSAL1]] : i1
 // CHECK-NEXT: %[[S1:.*]] = arith.select %[[VIS1]], %{{.*}}, %[[NINF]] : f32
 // mma.sync: op after op in register order, so the thread's second row (8
 // rows on, same columns) comes next. wgmma: the softmax between the GEMMs
@@ -86,8 +86,8 @@
 // first row's whole softmax.
 // MMA-NEXT: %[[QROW8:.*]] = arith.addi %[[QROW]], %c8 overflow<nsw> : index
 // MMA-NEXT: %[[DIAG8:.*]] = arith.addi %[[QROW8]], %[[OFF]] : index
-// MMA-NEXT: %[[HI8:.*]] = arith.minsi %[[LASTK]], %[[DIAG8]] : index
-// MMA-NEXT: %[[VIS8:.*]] = arith.cmpi sle, %[[J]], %[[HI8]] : index
+// MMA-NEXT: %[[CAUSAL8:.*]] = arith.cmpi sle, %[[J]], %[[DIAG8]] : index
+// MMA-NEXT: %[[VIS8:.*]] = arith.andi %[[END]], %[[CAUSAL8]] : i1
 // MMA: %[[J8:.*]] = arith.addi %[[J]], %c8 overflow<nsw> : index
 // WG-NEXT: %[[J8:.*]] = arith.addi %[[J]], %c8 overflow<nsw> : index
 // WG-NOT: arith.addi %[[QROW]], %c8
@@ -200,14 +200,13 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 // CHECK-NEXT: %[[TQ2:.*]] = arith.muli %[[TQ]], %c2 : index
 // CHECK-NEXT: %[[J:.*]] = arith.addi %[[COL0]], %[[TQ2]] : index
 // CHECK-NEXT: %[[DIAG:.*]] = arith.addi %[[QROW]], %[[OFF]] : index
-// The right bounds as one, j <= min(Sk - 1, diag + 3), and the left one.
-// CHECK-NEXT: %[[LASTK:.*]] = arith.subi %[[SK]], %c1 : index
+// CHECK-NEXT: %[[END:.*]] = arith.cmpi slt, %[[J]], %[[SK]] : index
 // CHECK-NEXT: %[[HI:.*]] = arith.addi %[[DIAG]], %c3 : index
-// CHECK-NEXT: %[[UP:.*]] = arith.minsi %[[LASTK]], %[[HI]] : index
-// CHECK-NEXT: %[[RIGHT:.*]] = arith.cmpi sle, %[[J]], %[[UP]] : index
+// CHECK-NEXT: %[[RIGHT:.*]] = arith.cmpi sle, %[[J]], %[[HI]] : index
+// CHECK-NEXT: %[[V1:.*]] = arith.andi %[[END]], %[[RIGHT]] : i1
 // CHECK-NEXT: %[[LO:.*]] = arith.subi %[[DIAG]], %c5 : index
 // CHECK-NEXT: %[[LEFT:.*]] = arith.cmpi sge, %[[J]], %[[LO]] : index
-// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[RIGHT]], %[[LEFT]] : i1
+// CHECK-NEXT: %[[VIS:.*]] = arith.andi %[[V1]], %[[LEFT]] : i1
 // CHECK-NEXT: %[[S0:.*]] = arith.select %[[VIS]], %[[SC0]], %[[NINF]] : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // CHECK-NEXT: %[[MNEW:.*]] = llvm.call_intrinsic "llvm.maxnum.f32"(%{{.*}}, %{{.*}})

@@ -35,9 +35,8 @@
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.ldmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, num = 4 : i32
 // CHECK: nvvm.mma.sync A[{{.*}}]  B[{{.*}}]  C[{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
-// The mask: j <= min(Sk - 1, diag), one compare a register.
-// CHECK: arith.minsi
 // CHECK: arith.cmpi sle
+// CHECK: arith.andi %{{.*}}, %{{.*}} : i1
 // CHECK: arith.select
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32

@@ -190,22 +190,16 @@ KVRanges<typename Arith::V> applyBlockMask(Arith &a,
 /// The key mask of flash.attention: key j is visible to the query whose
 /// diagonal is `diag` (query i's is i + Sk - Sq: bottom-right alignment)
 /// iff j < Sk and, when set, j <= diag (causal), j <= diag + right and
-/// j >= diag - left (window; -1 leaves a side unbounded). The upper bounds
-/// are one: j <= min(Sk - 1, diag [+ right]) (Sk >= 0, so Sk - 1 cannot
-/// wrap), one compare per element instead of two and an and.
+/// j >= diag - left (window; -1 leaves a side unbounded).
 template <typename Arith>
 auto keyVisible(Arith &a, bool causal, int64_t left, int64_t right,
                 typename Arith::V diag, typename Arith::V j,
                 typename Arith::V seqK) {
-  auto upper = [&] {
-    auto hi = a.sub(seqK, a.c(1));
-    if (causal)
-      hi = a.min(hi, diag);
-    if (right >= 0)
-      hi = a.min(hi, a.add(diag, a.c(right)));
-    return a.le(j, hi);
-  };
-  auto visible = causal || right >= 0 ? upper() : a.lt(j, seqK);
+  auto visible = a.lt(j, seqK);
+  if (causal)
+    visible = a.land(visible, a.le(j, diag));
+  if (right >= 0)
+    visible = a.land(visible, a.le(j, a.add(diag, a.c(right))));
   if (left >= 0)
     visible = a.land(visible, a.ge(j, a.sub(diag, a.c(left))));
   return visible;
