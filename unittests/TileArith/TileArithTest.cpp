@@ -8,9 +8,9 @@
 // interval touches is skipped, an empty visible interval (vhi <= vlo)
 // leaves no iteration, and a block both conditions free is in the main
 // loop (the hint is used, not just obeyed). And the key tests: keyVisible
-// against the op's definition of the mask, and keyTestBound (flash-to-gpu's compare of a register's constant column)
-// against the test of j = base + k, for bounds around 0, the block edges
-// and the int64 extremes.
+// against the op's definition of the mask, and keyTestBound (flash-to-gpu's
+// compare of a register's constant column) against the test of j = base +
+// k, for bounds around 0, the block edges and the int64 extremes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,8 +129,8 @@ TEST(TileArith, KeyTests) {
               << "base " << base << " k " << k << " t " << t;
           ++checked;
         }
-  // keyVisible against the mask as the op defines it: j < Sk, j <= diag (causal), diag - left <= j <= diag +
-  // right.
+  // keyVisible against the mask as the op defines it: j < Sk, j <= diag
+  // (causal), diag - left <= j <= diag + right.
   for (bool causal : {false, true})
     for (int64_t left : {-1, 0, 3})
       for (int64_t right : {-1, 0, 2})
@@ -147,4 +147,5 @@ TEST(TileArith, KeyTests) {
             }
   EXPECT_GT(checked, 10000);
 }
+
 } // namespace
