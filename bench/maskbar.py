@@ -23,7 +23,10 @@ changed), so that the difference, if any, is seen to be the clock.
 DIR holds the mods artifact and mods-manifest.json of gen-mods-variants.py
 (the kinds --pairs names; `plain` is flash-plan's unmasked kernel). A BASE
 of `@base` times the kind against the same function of --base-artifacts'
-library (an A/B of two builds of one kernel, with the same protocol). Shapes: those
+library (an A/B of two builds of one kernel, with the same protocol); a
+BASE ending in `@causal` times the kind's non-causal kernel against the
+base kind's causal one (`causalmod:plain@causal`: causal written as a
+mask_mod against the causal attribute). Shapes: those
 of gpu-mods-check.py's timing (4x16x4k, 1x16x16k), head dims 64/128, causal
 and not, the same random documents for both protocols.
 """
@@ -254,14 +257,19 @@ def main(argv=None):
             for causal in (False, True):
                 suffix = f"_bf16_d{d}{'_causal' if causal else ''}"
                 mine = f"mods_{kind}{suffix}"
-                base = (f"@base {mine}" if base_kind == "@base"
-                        else f"mods_{base_kind}{suffix}")
+                to_causal = base_kind.endswith("@causal")
+                if to_causal and causal:
+                    continue
+                bk = base_kind.removesuffix("@causal")
+                base = (f"@base {mine}" if bk == "@base"
+                        else f"mods_{bk}_bf16_d{d}_causal" if to_causal
+                        else f"mods_{bk}{suffix}")
                 if mine not in kernels or base not in kernels:
                     continue
                 for (b, h, sq, sk) in M.TIMING_SHAPES:
                     q, k, v, mods, gen = inputs(kind, b, h, sq, sk, d)
-                    base_mods = (mods if base_kind == "@base" else
-                                 M.Mods(base_kind, b, h, sq, sk, "cuda", gen, 0, 30.0))
+                    base_mods = (mods if bk == "@base" else
+                                 M.Mods(bk, b, h, sq, sk, "cuda", gen, 0, 30.0))
                     out = torch.empty_like(q)
                     lse = torch.empty(b, h, sq, device="cuda")
                     km, kb = kernels[mine], kernels[base]

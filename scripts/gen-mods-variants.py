@@ -22,6 +22,10 @@ score_mod / mask_mod regions; block arguments b, h, i, j then the captures):
                 mask from captured ids, S >= max(Sq, Sk))
   prefixlm      mask_mod: j <= i or j < prefix[b], prefix i32 [B]
                 (non-causal only: causal would hide the prefix)
+  causalmod     mask_mod: j <= i, top-left causal written as a mask_mod
+                (non-causal only); flash-tile's key bounds (MaskKeys.h) skip
+                and keep whole its blocks as the causal attribute's do, so
+                its timing baseline is plain's causal kernel (Sq = Sk)
   plain         no modification (the mask_mod timing's baseline)
 
 With --block-mask, also (BLOCK_MASK_KINDS, not in KINDS: their callers
@@ -64,7 +68,7 @@ RELBIAS_RADIUS = 128
 SOFTCAP = 30.0
 BLOCK_MASK_ROWS = 128
 KINDS = ("alibi", "relbias", "softcap_mod", "softcap_fast", "softcap_attr", "docmask", "prefixlm",
-         "plain")
+         "causalmod", "plain")
 BLOCK_MASK_KINDS = ("docmask_bm",)
 # --configs: kernels again under a fixed config (kind suffix), for timing
 # pairs in one process. Head dim 128: the unmasked kernel with
@@ -175,6 +179,8 @@ def _mask_mod(region):
 MASK_MODS = {
     "docmask": _mask_mod(DOC_MASK_MOD),
     "prefixlm": _mask_mod(PREFIX_LM_MASK_MOD),
+    "causalmod": (None, "        %past = arith.cmpi sle, %j, %i : index\n"
+                        "        flash.yield %past : i1"),
 }
 
 
@@ -236,7 +242,7 @@ def entries(dims, block_mask=False, configs=False, tiles=False):
             for causal in (False, True):
                 # (the d128 extras compare non-causal configs only, but
                 # for the ping-pong ones)
-                if causal and (kind.startswith("prefixlm") or
+                if causal and (kind.startswith("prefixlm") or kind == "causalmod" or
                                (kind in extra and d == 128 and not kind.endswith("_pp"))):
                     continue
                 yield kind, d, causal

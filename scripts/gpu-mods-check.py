@@ -146,6 +146,8 @@ class Mods:
         elif self.kind == "prefixlm":
             prefix = self.captures[0].long().view(-1, 1, 1, 1)
             mod = (self.j <= self.i) | (self.j < prefix)
+        elif self.kind == "causalmod":
+            mod = self.j <= self.i
         else:
             return m
         return mod if m is None else mod & m
@@ -437,6 +439,9 @@ def self_test(log):
     m = Mods("prefixlm", b, hq, n, n, "cpu", gen, 0, 0.0)
     m.captures[0].zero_()
     same("prefix 0 == causal", C.attention_math(qs, ks, vs, abi, torch.float32, m),
+         C.attention_math(qs, ks, vs, dict(abi, causal=True), torch.float32))
+    same("causal mask_mod == causal", C.attention_math(
+        qs, ks, vs, abi, torch.float32, Mods("causalmod", b, hq, n, n, "cpu", gen, 0, 0.0)),
          C.attention_math(qs, ks, vs, dict(abi, causal=True), torch.float32))
     # ALiBi by hand on one element: s - slope[h] |i + Sk - Sq - j|.
     m = mods("alibi")

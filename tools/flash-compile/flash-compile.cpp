@@ -80,6 +80,12 @@ static llvm::cl::opt<int64_t> producerRegs(
     llvm::cl::desc("setmaxnreg of the producer warpgroup beside 8 consumer "
                    "warps, a multiple of 8 in [24, 168]"),
     llvm::cl::init(64), llvm::cl::cat(category));
+static llvm::cl::opt<bool> keyBounds(
+    "key-bounds",
+    llvm::cl::desc("Skip and keep whole the KV blocks that a mask_mod's own "
+                   "key tests rule out or keep (default on; off measures the "
+                   "element-wise mask on every block)"),
+    llvm::cl::init(true), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     ptxName("ptx", llvm::cl::desc("Also write the kernels' PTX to FILE"),
             llvm::cl::value_desc("FILE"), llvm::cl::cat(category));
@@ -195,6 +201,7 @@ static int compile(StringRef inputName, StringRef outName,
   options.format = "bin";
   options.splitMinEfficiency = splitMinEfficiency;
   options.producerRegs = producerRegs;
+  options.keyBounds = keyBounds;
   options.occupancy = occupancy.getNumOccurrences()
                           ? occupancy
                           : StringRef(chip) == "sm_90a";

@@ -10,7 +10,8 @@
 // loop (the hint is used, not just obeyed). And the key tests: keyVisible
 // against the op's definition of the mask, and keyTestBound (flash-to-gpu's
 // compare of a register's constant column) against the test of j = base +
-// k, for bounds around 0, the block edges and the int64 extremes.
+// k, for bounds around 0, the block edges and the int64 extremes; and the
+// interval forms of a mask_mod's key tests and their and / or (KeyIntervals).
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,6 +147,57 @@ TEST(TileArith, KeyTests) {
               ++checked;
             }
   EXPECT_GT(checked, 10000);
+}
+
+// keyTestInterval (a mask_mod's key test as an interval, MaskKeys.h) against
+// the test itself on every key of [0, Sk), for bounds up to the int64
+// extremes; andKeys / orKeys against and / or of the member tests: the
+// visible interval holds every key the combination may see, the full one
+// only keys it surely sees, and or's full interval is the exact union when
+// the two meet (the merge is used, not just sound).
+TEST(TileArith, KeyIntervals) {
+  using P = mlir::arith::CmpIPredicate;
+  IntArith a;
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  int64_t checked = 0;
+  for (int64_t seqK : {0, 1, 5, 17})
+    for (P p : {P::slt, P::sle, P::sgt, P::sge})
+      for (int64_t t : std::vector<int64_t>{-big - 1, -3, -1, 0, 1, 4, 5, 16,
+                                            17, 18, big}) {
+        KeyInterval<int64_t> r = keyTestInterval(a, p, t, seqK);
+        ASSERT_TRUE(r.lo >= 0 && r.lo <= seqK + 1 && r.hi >= 0 &&
+                    r.hi <= seqK + 1)
+            << "t " << t << " Sk " << seqK;
+        for (int64_t j = 0; j < seqK; ++j, ++checked)
+          ASSERT_EQ(r.lo <= j && j < r.hi, holds(p, j, t))
+              << "j " << j << " t " << t << " Sk " << seqK;
+      }
+  const int64_t seqK = 12;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (int64_t lo : {0, 3, 6, 12})
+    for (int64_t hi : {0, 2, 6, 9, 12})
+      spans.push_back({lo, hi});
+  auto in = [](int64_t lo, int64_t hi, int64_t j) { return lo <= j && j < hi; };
+  for (auto [xv0, xv1] : spans)
+    for (auto [xf0, xf1] : spans)
+      for (auto [yv0, yv1] : spans)
+        for (auto [yf0, yf1] : spans) {
+          HintKeys<int64_t> x = {xv0, xv1, xf0, xf1}, y = {yv0, yv1, yf0, yf1};
+          HintKeys<int64_t> both = andKeys(a, x, y), either = orKeys(a, x, y);
+          for (int64_t j = 0; j < seqK; ++j, ++checked) {
+            bool xv = in(x.vlo, x.vhi, j), yv = in(y.vlo, y.vhi, j);
+            bool xf = in(x.flo, x.fhi, j), yf = in(y.flo, y.fhi, j);
+            ASSERT_TRUE(!(xv && yv) || in(both.vlo, both.vhi, j));
+            ASSERT_TRUE(!in(both.flo, both.fhi, j) || (xf && yf));
+            ASSERT_TRUE(!(xv || yv) || in(either.vlo, either.vhi, j));
+            ASSERT_TRUE(!in(either.flo, either.fhi, j) || xf || yf);
+            bool meet = std::max(x.flo, y.flo) <= std::min(x.fhi, y.fhi);
+            if (meet && x.flo < x.fhi && y.flo < y.fhi) {
+              ASSERT_EQ(in(either.flo, either.fhi, j), xf || yf);
+            }
+          }
+        }
+  EXPECT_GT(checked, 100000);
 }
 
 } // namespace

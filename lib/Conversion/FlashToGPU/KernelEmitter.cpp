@@ -108,7 +108,8 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
       }
     }
   }
-  // A scalar read of a host memref (kv_lens[b]): a global load.
+  // A scalar read of a host memref (kv_lens[b], a capture a mask_mod's key
+  // bounds read): a global load.
   if (auto load = dyn_cast_or_null<memref::LoadOp>(def)) {
     if (!t.grid->isAncestor(load.getMemRef().getParentBlock()->getParentOp())) {
       SmallVector<Value> idx;
@@ -122,8 +123,15 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
       KernelTensor &kt = it->second;
       Value ptr = globalPtr(kt.ptr, mul(elementOffset(kt, idx),
                                         c(kt.eltBytes)));
+      // A region capture (read by a mask_mod's key bounds, MaskKeys.h) is
+      // read-only for the kernel's lifetime, as in the regions:
+      // ld.global.nc. The grid's own operands keep their plain loads.
+      bool capture = load.getMemRef() != t.grid.getKvLens() &&
+                     load.getMemRef() != t.grid.getBlockMask();
       Value val = LLVM::LoadOp::create(b, loc, load.getType(), ptr,
-                                       kt.eltBytes);
+                                       kt.eltBytes, /*isVolatile=*/false,
+                                       /*isNonTemporal=*/false,
+                                       /*isInvariant=*/capture);
       map.map(v, val);
       return val;
     }

@@ -9,6 +9,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Utils/MaskKeys.h"
 #include "flash/Dialect/Flash/Transforms/Targets.h"
 
 namespace mlir::flash {
@@ -103,7 +104,10 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         // longest programs first: 0.945-0.949x the time of 64 x 96 at 16k,
         // 1.000x at 4k (session 14, call 5); a hinted causal mask keeps
         // 64 x 96 (the producer was not measured there).
-        bool unhinted = !op.getBlockMask();
+        // A mask_mod whose key tests flash-tile turns into a hint counts
+        // as hinted (MaskKeys.h).
+        bool unhinted = !op.getBlockMask() &&
+                        !(keyBounds && MaskKeyBounds::analyze(op));
         if (d == 128 && !op.getMaskMod().empty() &&
             (!op.getCausal() || unhinted)) {
           blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;

@@ -13,6 +13,7 @@
 #include "TileMods.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Dialect/Flash/Utils/MaskKeys.h"
 #include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -138,6 +139,7 @@ std::optional<std::pair<int64_t, int64_t>>
 FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
   AttentionShape s = op.getShape();
   if (op.getKvLens() || op.getBlockMask() || op.isPartial() ||
+      (keyBounds && MaskKeyBounds::analyze(op)) ||
       ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
       ShapedType::isDynamic(s.seqQ) || ShapedType::isDynamic(s.seqK))
     return std::nullopt;
@@ -277,16 +279,28 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   KVRanges<Value> ranges = kvRanges(ib, mask, bm, bn, row0, seqQ, seqK);
   // The block mask narrows the blocks to visit and widens the mask-free
   // main loop to the blocks its hint says the mask_mod keeps whole.
+  // Without a hint, a mask_mod whose own key tests bound the keys gives
+  // the hint they prove, at the program's first and last valid row.
   Value hint = op.getBlockMask();
+  std::optional<MaskKeyBounds> derived;
+  if (!hint && keyBounds)
+    derived = MaskKeyBounds::analyze(op);
   // The ranges without the hint: its blocks are whole for causal, window and
   // the key bound.
   KVRanges<Value> free = ranges;
-  if (hint)
+  if (hint) {
     ranges = applyBlockMask(
         ib, ranges,
         loadProgramHint(ib, hint, int64_t(*op.getBlockMaskRows()), bm, b,
                         head, row0, seqQ),
         bn);
+  } else if (derived) {
+    SmallVector<Value> args = {b, head};
+    llvm::append_range(args, op.getCaptures());
+    Value last = ib.min(ib.add(row0, ib.c(bm - 1)), ib.sub(seqQ, ib.c(1)));
+    ranges = applyBlockMask(ib, ranges,
+                            derived->emit(ib, args, row0, last, seqK), bn);
+  }
   if (partial) {
     // Split s owns blocks [s * per, (s + 1) * per) of the sequence's
     // ceil(Sk / BN) blocks, per = ceil(blocks / S) (FA2's n_blocks_per_split);
@@ -344,7 +358,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   // blocks, so flash-to-gpu can prefetch "the next block" across loop
   // boundaries. Without a hint, a mask_mod applies on every block (the main
   // loop's too): only causal/window/the key bound are proved away there.
-  if (!hint) {
+  if (!hint && !derived) {
     emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
              /*reversed=*/true, "masked_right");
     emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,

@@ -142,13 +142,16 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   plan.numSMs = options.numSMs;
   plan.smemPerBlockKB = chip.smemKB;
   plan.wgmma = chip.archSpecific && chip.sm == 90;
+  plan.keyBounds = options.keyBounds;
   pm.addPass(createFlashPlan(plan));
   FlashSplitKVOptions split;
   split.numSMs = options.numSMs;
   split.smemPerBlockKB = chip.smemKB;
   split.minEfficiency = options.splitMinEfficiency;
   pm.addPass(createFlashSplitKV(split));
-  pm.addPass(createFlashTile());
+  FlashTileOptions tile;
+  tile.keyBounds = options.keyBounds;
+  pm.addPass(createFlashTile(tile));
   // The one statement of the online softmax, as on the CPU; then where each
   // of its tiles lives in the kernel (#flash.frag), which flash-to-gpu reads
   // when it lowers the ops onto registers.

@@ -126,12 +126,14 @@ FailureOr<EvalValue> mlir::flash::evalOp(Operation *op,
     return failure();
   bool isBool = op->getResult(0).getType().isInteger(1);
   auto boolOr = [&](int64_t x) { return fromInt(isBool ? (x & 1) : x); };
+  // arith's integer ops wrap (two's complement, at index's 64 bits here).
+  auto wrap = [](uint64_t x) { return fromInt(int64_t(x)); };
   if (isa<arith::AddIOp>(op))
-    return fromInt(in[0].i + in[1].i);
+    return wrap(uint64_t(in[0].i) + uint64_t(in[1].i));
   if (isa<arith::SubIOp>(op))
-    return fromInt(in[0].i - in[1].i);
+    return wrap(uint64_t(in[0].i) - uint64_t(in[1].i));
   if (isa<arith::MulIOp>(op))
-    return fromInt(in[0].i * in[1].i);
+    return wrap(uint64_t(in[0].i) * uint64_t(in[1].i));
   if (isa<arith::AndIOp>(op))
     return boolOr(in[0].i & in[1].i);
   if (isa<arith::OrIOp>(op))

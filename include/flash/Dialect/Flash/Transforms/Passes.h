@@ -73,6 +73,12 @@ struct FlashGpuPipelineOptions
                      "programs an SM where ptxas then spills nothing (needs "
                      "ptxas; off by default)"),
       llvm::cl::init(false)};
+  Option<bool> keyBounds{
+      *this, "key-bounds",
+      llvm::cl::desc("flash-plan's and flash-tile's key-bounds: KV blocks "
+                     "that a mask_mod's own key tests rule out are skipped "
+                     "and those they keep whole run no mask_mod"),
+      llvm::cl::init(true)};
 };
 
 /// Checks every option of `options` (chip from getSupportedChips(), format,

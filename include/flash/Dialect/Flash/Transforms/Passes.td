@@ -92,7 +92,9 @@ def FlashPlan : Pass<"flash-plan"> {
     a prefix-LM mask at 1.01x (bench/results/2026-12-02-h200-session11-*).
     Head dim 64 keeps 64 x 64: producer configs with two consumer
     warpgroups ran its document mask 1.09-1.24x slower.
-    Without a `block_mask` hint (the mask then runs on every block) the
+    Without a `block_mask` hint or key bounds that flash-tile derives from
+    the mask_mod's own tests (`key-bounds`; the mask then runs on every
+    block) the
     config also takes FA3's ping-pong turns (`pingpong = true`,
     flash-pingpong): document mask and prefix-LM 1.04-1.11x the unmasked
     kernel against 1.09-1.20x without turns
@@ -117,6 +119,9 @@ def FlashPlan : Pass<"flash-plan"> {
            "sm80)">,
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Plan warpgroup-MMA configurations (sm_90a targets)">,
+    Option<"keyBounds", "key-bounds", "bool", /*default=*/"true",
+           "Plan a mask_mod whose IR bounds the keys (MaskKeys.h) as a "
+           "hinted one, as flash-tile's key-bounds (the same value) tiles it">,
   ];
   let statistics = [
     Statistic<"numPlanned", "num-planned", "Configurations chosen">,
@@ -234,11 +239,28 @@ def FlashTile : Pass<"flash-tile"> {
       are read zero-padded and masked, tail rows are not stored;
     * the epilogue `flash.tile_finalize` and the store of O (and LSE).
 
+    * a mask_mod whose own IR bounds the keys (and/or of tests `j < t`,
+      `j <= t`, `j > t`, `j >= t` with t monotone in the query row, e.g. a
+      prefix-LM, causal or sliding-window mask written as a mask_mod; see
+      `MaskKeys.h`) is tiled as if it came with the `block_mask` hint its
+      tests prove: per program, its bounds are evaluated at the first and
+      the last valid row, blocks it masks whole are not visited and blocks
+      it keeps whole run no mask_mod. A wrap in that arithmetic between the
+      two rows (checked per program) falls back to masking every block.
+      `key-bounds=false` turns this off (every block then runs the
+      mask_mod, as without a hint).
+
     The ops must carry a `#flash.config` (run `flash-plan` first). For
     static shapes the grid carries `flash.masked_iterations` and
     `flash.unmasked_iterations`, the same counts as the statistics (which
-    no-assert LLVM builds compile out).
+    no-assert LLVM builds compile out; not given with a hint or with key
+    bounds, whose blocks depend on data).
   }];
+  let options = [
+    Option<"keyBounds", "key-bounds", "bool", /*default=*/"true",
+           "Skip and keep whole the KV blocks that a mask_mod's own key "
+           "tests rule out or keep (MaskKeys.h)">,
+  ];
   let statistics = [
     Statistic<"numTiled", "num-tiled", "flash.attention ops tiled">,
     Statistic<"numMaskedLoops", "num-masked-loops",

@@ -187,6 +187,54 @@ KVRanges<typename Arith::V> applyBlockMask(Arith &a,
   return {nMin, lEnd, rStart, nMax};
 }
 
+/// Key positions [lo, hi) of [0, Sk) (none when lo >= hi).
+template <typename V> struct KeyInterval { V lo, hi; };
+
+/// The keys of [0, Sk) that pass `j pred t` (pred a signed order), as an
+/// interval whose bounds stay in [0, Sk + 1] whatever t is (t may be any
+/// value of its type: each side is clamped before the one +1).
+template <typename Arith>
+KeyInterval<typename Arith::V> keyTestInterval(Arith &a,
+                                               arith::CmpIPredicate pred,
+                                               typename Arith::V t,
+                                               typename Arith::V seqK) {
+  using P = arith::CmpIPredicate;
+  auto zero = a.c(0), one = a.c(1);
+  switch (pred) {
+  case P::slt: // j < t
+    return {zero, a.max(a.min(t, seqK), zero)};
+  case P::sle: // j <= t
+    return {zero, a.add(a.max(a.min(t, a.sub(seqK, one)), a.c(-1)), one)};
+  case P::sge: // j >= t
+    return {a.min(a.max(t, zero), seqK), seqK};
+  default: // sgt: j > t
+    return {a.add(a.max(a.min(t, seqK), a.c(-1)), one), seqK};
+  }
+}
+
+/// The block-mask keys (HintKeys) of `x and y`: both intervals intersect.
+template <typename Arith>
+HintKeys<typename Arith::V> andKeys(Arith &a, HintKeys<typename Arith::V> x,
+                                    HintKeys<typename Arith::V> y) {
+  return combineHints(a, x, y);
+}
+
+/// The keys of `x or y`: the visible interval is the hull of both (a
+/// superset of their union); the full one their union where it is one
+/// interval (they meet), else x's (or y's when x's is empty), each a subset.
+template <typename Arith>
+HintKeys<typename Arith::V> orKeys(Arith &a, HintKeys<typename Arith::V> x,
+                                   HintKeys<typename Arith::V> y) {
+  auto xEmpty = a.le(x.fhi, x.flo);
+  auto meet = a.le(a.max(x.flo, y.flo), a.min(x.fhi, y.fhi));
+  auto pick = [&](auto hull, auto xv, auto yv) {
+    return a.select(xEmpty, yv, a.select(meet, hull, xv));
+  };
+  return {a.min(x.vlo, y.vlo), a.max(x.vhi, y.vhi),
+          pick(a.min(x.flo, y.flo), x.flo, y.flo),
+          pick(a.max(x.fhi, y.fhi), x.fhi, y.fhi)};
+}
+
 /// The key mask of flash.attention: key j is visible to the query whose
 /// diagonal is `diag` (query i's is i + Sk - Sq: bottom-right alignment)
 /// iff j < Sk and, when set, j <= diag (causal), j <= diag + right and

@@ -1,0 +1,169 @@
+// RUN: flash-opt %s --flash-tile --canonicalize --cse | FileCheck %s
+// RUN: flash-opt %s --flash-tile=key-bounds=false | FileCheck %s --check-prefix=OFF
+// RUN: flash-opt %s --flash-tile --canonicalize --cse --flash-online-softmax | FileCheck %s --check-prefix=SOFTMAX
+
+// flash-tile's key bounds (MaskKeys.h): a mask_mod that is and/or of tests
+// of j against bounds monotone in the row i is tiled as if it came with the
+// block_mask hint those tests prove. Per program (BlockM = 64, BlockN = 32)
+// each bound is evaluated at the first row (row0) and the last valid row
+// (min(row0 + 63, Sq - 1)); an upper bound's visible keys use its value at
+// the last row and its full keys the first, a lower bound the other way
+// round, and a decreasing bound swaps them. The keys then narrow the ranges
+// as a hint's do (applyBlockMask) and the loops are the hint's runs: only
+// the main loop's updates have no mask_mod. A row-dependent add / sub is
+// checked for a wrap at both rows; on one the keys claim nothing (every
+// block visited, none full). A mask_mod that bounds no key (the document
+// mask) and key-bounds=false keep the unhinted loops.
+
+!T = memref<?x?x?x32xf32>
+
+// Prefix-LM as written (flash-simplify-mods not run): j < p[b] or j <= i.
+// CHECK-LABEL: func.func @prefix_lm
+// CHECK-SAME: %[[PF:[^:]+]]: memref<?xi32>
+// CHECK: flash.grid (%{{.+}}, %{{.+}}, %[[B:.+]]) in
+// CHECK-NOT: masked_iterations
+// CHECK: %[[ROW0:.+]] = arith.muli
+// CHECK: %[[END:.+]] = arith.addi %[[ROW0]], %{{.+}} : index
+// CHECK: %[[LASTROW:.+]] = arith.minsi %[[END]], %{{.+}} : index
+// The capture is read once per program, at the region's own index.
+// CHECK: %[[P:.+]] = memref.load %[[PF]][%[[B]]] : memref<?xi32>
+// CHECK: %[[PI:.+]] = arith.index_cast %[[P]] : i32 to index
+// j < p: [0, max(min(p, Sk), 0)), visible and full alike.
+// CHECK: %[[PMIN:.+]] = arith.minsi %[[PI]], %[[SK:.+]] : index
+// CHECK: %[[PHI:.+]] = arith.maxsi %[[PMIN]], %{{.+}} : index
+// j <= i: visible up to the last row's i, full up to the first row's.
+// CHECK: %[[SKM1:.+]] = arith.subi %[[SK]], %{{.+}} : index
+// CHECK: %[[VL:.+]] = arith.minsi %[[LASTROW]], %[[SKM1]] : index
+// CHECK: %[[VL1:.+]] = arith.maxsi %[[VL]], %{{.+}} : index
+// CHECK: %[[VHI2:.+]] = arith.addi %[[VL1]], %{{.+}} : index
+// CHECK: %[[FL:.+]] = arith.minsi %[[ROW0]], %[[SKM1]] : index
+// CHECK: %[[FL1:.+]] = arith.maxsi %[[FL]], %{{.+}} : index
+// CHECK: %[[FHI2:.+]] = arith.addi %[[FL1]], %{{.+}} : index
+// or: the visible hull, the full union (the two prefixes meet).
+// CHECK: %[[VHI:.+]] = arith.maxsi %[[PHI]], %[[VHI2]] : index
+// CHECK: %[[UNION:.+]] = arith.maxsi %[[PHI]], %[[FHI2]] : index
+// CHECK: %[[FHI0:.+]] = arith.select %{{.+}}, %[[UNION]], %[[PHI]] : index
+// CHECK: %[[FHI:.+]] = arith.select %{{.+}}, %[[FHI2]], %[[FHI0]] : index
+// CHECK: arith.ceildivsi %[[VHI]], %{{.+}} : index
+// CHECK: arith.floordivsi %[[FHI]], %{{.+}} : index
+// CHECK: flash.kv_loop {{.*}} attributes {role = "masked_right"}
+// CHECK: flash.tile_update {{.*}} mask_mod {
+// CHECK: flash.kv_loop {{.*}} attributes {role = "mask_mod"}
+// CHECK: flash.tile_update {{.*}} mask_mod {
+// CHECK: flash.kv_loop {{.*}} attributes {role = "main"}
+// CHECK: flash.tile_update {{.*}}, tensor<64xf32>{{$}}
+// CHECK-NEXT: flash.yield
+// CHECK: flash.kv_loop {{.*}} attributes {role = "mask_mod"}
+// CHECK: flash.tile_update {{.*}} mask_mod {
+// OFF-LABEL: func.func @prefix_lm
+// OFF-NOT: role = "mask_mod"
+// OFF: role = "main"
+// OFF-NOT: role = "mask_mod"
+// OFF-LABEL: func.func @window_mod
+// After flash-online-softmax the main loop has no select of the mask.
+// SOFTMAX-LABEL: func.func @prefix_lm
+// SOFTMAX: attributes {role = "mask_mod"}
+// SOFTMAX: attributes {role = "main"}
+// SOFTMAX-NOT: arith.cmpi
+// SOFTMAX: attributes {role = "mask_mod"}
+func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %prefix: memref<?xi32>, %o: !T) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%prefix : memref<?xi32>) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %pf: memref<?xi32>):
+        %p = memref.load %pf[%b] : memref<?xi32>
+        %pi = arith.index_cast %p : i32 to index
+        %in = arith.cmpi slt, %j, %pi : index
+        %le = arith.cmpi sle, %j, %i : index
+        %vis = arith.ori %in, %le : i1
+        flash.yield %vis : i1
+      }
+  return
+}
+
+// A sliding window as a mask_mod, i - 8 < j <= i: i - 8 is evaluated at
+// both rows and checked for a wrap there (the sign rule: x - y wraps iff
+// (x ^ y) & (x ^ r) < 0); the keys fall back to [0, Sk) visible, none full.
+// CHECK-LABEL: func.func @window_mod
+// CHECK: %[[ROW0:.+]] = arith.muli
+// CHECK: %[[END:.+]] = arith.addi %[[ROW0]], %{{.+}} : index
+// CHECK: %[[LAST:.+]] = arith.minsi %[[END]], %{{.+}} : index
+// CHECK: %[[LO0:.+]] = arith.subi %[[ROW0]], %[[C8:.+]] : index
+// CHECK: %[[LO1:.+]] = arith.subi %[[LAST]], %[[C8]] : index
+// CHECK-DAG: arith.xori %[[ROW0]], %[[C8]] : index
+// CHECK-DAG: arith.xori %[[ROW0]], %[[LO0]] : index
+// CHECK: %[[OK0:.+]] = arith.cmpi sge, %{{.+}}, %{{.+}} : index
+// CHECK-DAG: arith.xori %[[LAST]], %[[C8]] : index
+// CHECK-DAG: arith.xori %[[LAST]], %[[LO1]] : index
+// CHECK: %[[OK1:.+]] = arith.cmpi sge, %{{.+}}, %{{.+}} : index
+// CHECK: %[[OK:.+]] = arith.andi %[[OK0]], %[[OK1]] : i1
+// j > i - 8: visible from the first row's bound, full from the last's.
+// CHECK: arith.minsi %[[LO0]], %[[SK:.+]] : index
+// CHECK: arith.minsi %[[LO1]], %[[SK]] : index
+// CHECK: arith.select %[[OK]], %{{.+}}, %{{.+}} : index
+// CHECK: arith.select %[[OK]], %{{.+}}, %[[SK]] : index
+// CHECK: arith.select %[[OK]], %{{.+}}, %{{.+}} : index
+// CHECK: arith.select %[[OK]], %{{.+}}, %{{.+}} : index
+// CHECK: role = "masked_right"
+// CHECK: role = "mask_mod"
+// CHECK: role = "main"
+func.func @window_mod(%q: !T, %k: !T, %v: !T, %o: !T) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c8 = arith.constant 8 : index
+        %lo = arith.subi %i, %c8 : index
+        %le = arith.cmpi sle, %j, %i : index
+        %gt = arith.cmpi sgt, %j, %lo : index
+        %vis = arith.andi %le, %gt : i1
+        flash.yield %vis : i1
+      }
+  return
+}
+
+// A decreasing bound, j >= 40 - i: its least value is at the last row, so
+// the visible keys start at max(40 - last, 0) and the full ones at
+// max(40 - row0, 0).
+// CHECK-LABEL: func.func @anti
+// CHECK: %[[ROW0:.+]] = arith.muli
+// CHECK: %[[END:.+]] = arith.addi %[[ROW0]], %{{.+}} : index
+// CHECK: %[[LAST:.+]] = arith.minsi %[[END]], %{{.+}} : index
+// CHECK: %[[T0:.+]] = arith.subi %[[C40:.+]], %[[ROW0]] : index
+// CHECK: %[[T1:.+]] = arith.subi %[[C40]], %[[LAST]] : index
+// CHECK: %[[V:.+]] = arith.maxsi %[[T1]], %[[ZERO:.+]] : index
+// CHECK: arith.minsi %[[V]], %{{.+}} : index
+// CHECK: %[[F:.+]] = arith.maxsi %[[T0]], %[[ZERO]] : index
+// CHECK: arith.minsi %[[F]], %{{.+}} : index
+// CHECK: role = "main"
+func.func @anti(%q: !T, %k: !T, %v: !T, %o: !T) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c40 = arith.constant 40 : index
+        %t = arith.subi %c40, %i : index
+        %ge = arith.cmpi sge, %j, %t : index
+        flash.yield %ge : i1
+      }
+  return
+}
+
+// The document mask bounds no key (its test reads a load at j): the
+// unhinted runs, each with the mask_mod, and the static counts are kept.
+// CHECK-LABEL: func.func @docmask
+// CHECK: masked_iterations = 8 : i64
+// CHECK-NOT: role = "mask_mod"
+// CHECK: role = "main"
+// CHECK: flash.tile_update {{.*}} mask_mod {
+// CHECK-NOT: role = "mask_mod"
+// CHECK: return
+!S = memref<2x2x100x32xf32>
+func.func @docmask(%q: !S, %k: !S, %v: !S, %doc: memref<2x100xi32>, %o: !S) {
+  flash.attention ins(%q, %k, %v : !S, !S, !S) captures(%doc : memref<2x100xi32>) outs(%o : !S)
+      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<2x100xi32>):
+        %di = memref.load %d[%b, %i] : memref<2x100xi32>
+        %dj = memref.load %d[%b, %j] : memref<2x100xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
