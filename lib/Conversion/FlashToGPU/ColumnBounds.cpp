@@ -23,22 +23,6 @@ namespace mlir::flash::gpu_kernel {
 
 using Pred = arith::CmpIPredicate;
 
-/// t p j as j p' t.
-static Pred mirror(Pred p) {
-  switch (p) {
-  case Pred::slt:
-    return Pred::sgt;
-  case Pred::sle:
-    return Pred::sge;
-  case Pred::sgt:
-    return Pred::slt;
-  case Pred::sge:
-    return Pred::sle;
-  default:
-    return p;
-  }
-}
-
 ColumnBounds::ColumnBounds(Block &body, ArrayRef<Operation *> positions) {
   llvm::SmallPtrSet<Operation *, 4> isPosition(positions.begin(),
                                                positions.end());
@@ -82,7 +66,7 @@ Value ColumnBounds::lower(OpBuilder &b, Location loc, Operation &op,
   auto cmp = cast<arith::CmpIOp>(op);
   Form form = it->second;
   IndexBuilder a{b, loc};
-  Pred p = form.left ? cmp.getPredicate() : mirror(cmp.getPredicate());
+  Pred p = form.left ? cmp.getPredicate() : swapSides(cmp.getPredicate());
   Value t = m.lookup(form.left ? cmp.getRhs() : cmp.getLhs());
   return a.cmp(p, a.c(k), keyTestBound(a, t, baseOf(form.position)));
 }

@@ -54,20 +54,6 @@ bool isSignedOrder(Pred p) {
   return p == Pred::slt || p == Pred::sle || p == Pred::sgt || p == Pred::sge;
 }
 
-/// `t p j` as `j swap(p) t`.
-Pred swapSides(Pred p) {
-  switch (p) {
-  case Pred::slt:
-    return Pred::sgt;
-  case Pred::sle:
-    return Pred::sge;
-  case Pred::sgt:
-    return Pred::slt;
-  default:
-    return Pred::sle;
-  }
-}
-
 /// A read of a capture that every program may make: at indices that are
 /// the batch, the head or constants within a static dimension (so a
 /// program whose sequence has no key, where the element mask reads

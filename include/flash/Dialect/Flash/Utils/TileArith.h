@@ -187,6 +187,33 @@ KVRanges<typename Arith::V> applyBlockMask(Arith &a,
   return {nMin, lEnd, rStart, nMax};
 }
 
+/// The predicate of `t p x` written as `x p' t` (an order mirrored, an
+/// (in)equality as it is). MLIR's arith has invertPredicate (the negation)
+/// but no such swap.
+inline arith::CmpIPredicate swapSides(arith::CmpIPredicate p) {
+  using P = arith::CmpIPredicate;
+  switch (p) {
+  case P::slt:
+    return P::sgt;
+  case P::sle:
+    return P::sge;
+  case P::sgt:
+    return P::slt;
+  case P::sge:
+    return P::sle;
+  case P::ult:
+    return P::ugt;
+  case P::ule:
+    return P::uge;
+  case P::ugt:
+    return P::ult;
+  case P::uge:
+    return P::ule;
+  default:
+    return p;
+  }
+}
+
 /// Key positions [lo, hi) of [0, Sk) (none when lo >= hi).
 template <typename V> struct KeyInterval { V lo, hi; };
 
