@@ -485,6 +485,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
     func->setAttr("nvvm.minctasm", kb.getI32IntegerAttr(1));
 
   SmallVector<Value> captures = findCaptures(t, hostFunc);
+  t.captures = captures;
   KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
   // A config's own producer_regs (verified) wins over the pass option.
   emitter.setRegisterSplit(getRegisterSplit(

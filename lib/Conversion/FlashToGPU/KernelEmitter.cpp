@@ -123,15 +123,11 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
       KernelTensor &kt = it->second;
       Value ptr = globalPtr(kt.ptr, mul(elementOffset(kt, idx),
                                         c(kt.eltBytes)));
-      // A region capture (read by a mask_mod's key bounds, MaskKeys.h: a
-      // memref the grid's score_mod / mask_mod regions read) is read-only
-      // for the kernel's lifetime, as in the regions: ld.global.nc. Other
-      // host memrefs (kv_lens, the hint, a block table, the combine's
+      // A region capture (read by a mask_mod's key bounds, MaskKeys.h) is
+      // read-only for the kernel's lifetime, as in the regions:
+      // ld.global.nc. Other host memrefs (kv_lens, the hint, the combine's
       // partials) keep their plain loads.
-      bool capture = llvm::any_of(load.getMemRef().getUsers(), [&](Operation *u) {
-        auto update = u->getParentOfType<TileUpdateOp>();
-        return update && t.grid->isAncestor(update);
-      });
+      bool capture = llvm::is_contained(t.captures, load.getMemRef());
       Value val = LLVM::LoadOp::create(b, loc, load.getType(), ptr,
                                        kt.eltBytes, /*isVolatile=*/false,
                                        /*isNonTemporal=*/false,

@@ -96,6 +96,9 @@ struct TiledAttention {
   /// FA3's ping-pong turns (pingpong configs): the grid's start and end.
   PipelineTurnStartOp turnStart;
   PipelineTurnEndOp turnEnd;
+  /// The region captures (FlashToGPU.cpp's findCaptures): read-only for the
+  /// kernel's lifetime, so their reads are ld.global.nc.
+  SmallVector<Value> captures;
 };
 
 /// Refuses (at the op) an attention grid whose KV loops have no K/V
