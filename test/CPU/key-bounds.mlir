@@ -11,7 +11,11 @@
 // key: the per-program wrap check must fall back to masking every block),
 // constant true (every block full) and false (no block), an opaque document
 // test and'ed with causal (narrows the visible blocks, none full) or or'ed
-// with a prefix (nothing narrowed), split-KV and kv_lens.
+// with a prefix (nothing narrowed), split-KV and kv_lens; and tests of a
+// key expression (FlexAttention's sliding window `i - j <= 8 and i >= j`,
+// `j + 5 >= i and j - 3 <= i`, and `j + (2^63 - 4) >= i`, which wraps for
+// j >= 4 so that those keys are masked: the check of k at the last key
+// must fall back).
 
 // RUN: flash-run %s --seed=11 --func=causal_mod --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' \
@@ -62,6 +66,18 @@
 // RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=randint:0,40@B --capture=docs:3@BxSq --capture=docs:3@BxSk \
 // RUN:   | FileCheck %s --check-prefix=ALL8
 // RUN: flash-run %s --seed=11 --func=causal_mod_kv_lens --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=11 --func=flex_window --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=11 --func=flex_window --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=11 --func=shifted_mod --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=11 --func=key_wrap_mod --layout=bhsd --tol=1e-5 \
 // RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' \
 // RUN:   | FileCheck %s --check-prefix=ALL8
 
@@ -234,6 +250,48 @@ func.func @causal_mod_kv_lens(%q: !T, %k: !T, %v: !T, %lens: memref<?xi32>, %o: 
       ^bb0(%b: index, %h: index, %i: index, %j: index):
         %le = arith.cmpi sle, %j, %i : index
         flash.yield %le : i1
+      }
+  return
+}
+
+func.func @flex_window(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+      {config = #flash.config<block_m = 32, block_n = 16, warps = 1, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c8 = arith.constant 8 : index
+        %d = arith.subi %i, %j : index
+        %near = arith.cmpi sle, %d, %c8 : index
+        %past = arith.cmpi sge, %i, %j : index
+        %vis = arith.andi %near, %past : i1
+        flash.yield %vis : i1
+      }
+  return
+}
+
+func.func @shifted_mod(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+      {config = #flash.config<block_m = 32, block_n = 16, warps = 1, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c5 = arith.constant 5 : index
+        %c3 = arith.constant 3 : index
+        %up = arith.addi %c5, %j : index
+        %lo = arith.cmpi sge, %up, %i : index
+        %dn = arith.subi %j, %c3 : index
+        %hi = arith.cmpi sle, %dn, %i : index
+        %vis = arith.andi %lo, %hi : i1
+        flash.yield %vis : i1
+      }
+  return
+}
+
+func.func @key_wrap_mod(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+      {config = #flash.config<block_m = 32, block_n = 16, warps = 1, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %big = arith.constant 9223372036854775803 : index
+        %k2 = arith.addi %j, %big : index
+        %ge = arith.cmpi sge, %k2, %i : index
+        flash.yield %ge : i1
       }
   return
 }

@@ -13,7 +13,8 @@
 // the main loop's updates have no mask_mod. A row-dependent add / sub is
 // checked for a wrap at both rows; on one the keys claim nothing (every
 // block visited, none full). A mask_mod that bounds no key (the document
-// mask) and key-bounds=false keep the unhinted loops.
+// mask) and key-bounds=false keep the unhinted loops. A test of j + x, j - x
+// or x - j is read as one of j (FlexAttention's `q_idx - kv_idx <= W`).
 
 !T = memref<?x?x?x32xf32>
 
@@ -142,6 +143,36 @@ func.func @anti(%q: !T, %k: !T, %v: !T, %o: !T) {
         %t = arith.subi %c40, %i : index
         %ge = arith.cmpi sge, %j, %t : index
         flash.yield %ge : i1
+      }
+  return
+}
+
+// FlexAttention's form, a test of a key expression: i - j <= 8 is
+// j >= i - 8, valid where neither i - j at the last key (i - (Sk - 1)) nor
+// i - 8 wraps, both checked at both rows; the visible keys start at the
+// first row's i - 8, the full ones at the last row's.
+// CHECK-LABEL: func.func @flex_window
+// CHECK: %[[ROW0:.+]] = arith.muli
+// CHECK: %[[END:.+]] = arith.addi %[[ROW0]], %{{.+}} : index
+// CHECK: %[[LAST:.+]] = arith.minsi %[[END]], %{{.+}} : index
+// CHECK: %[[LASTKEY:.+]] = arith.subi %[[SK:.+]], %{{.+}} : index
+// CHECK: arith.subi %[[ROW0]], %[[LASTKEY]] : index
+// CHECK: %[[B0:.+]] = arith.subi %[[ROW0]], %[[C8:.+]] : index
+// CHECK: arith.subi %[[LAST]], %[[LASTKEY]] : index
+// CHECK: %[[B1:.+]] = arith.subi %[[LAST]], %[[C8]] : index
+// CHECK: %[[OK:.+]] = arith.andi %{{.+}}, %{{.+}} : i1
+// CHECK: arith.maxsi %[[B0]], %{{.+}} : index
+// CHECK: arith.maxsi %[[B1]], %{{.+}} : index
+// CHECK: arith.select %[[OK]]
+// CHECK: role = "main"
+func.func @flex_window(%q: !T, %k: !T, %v: !T, %o: !T) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c8 = arith.constant 8 : index
+        %d = arith.subi %i, %j : index
+        %near = arith.cmpi sle, %d, %c8 : index
+        flash.yield %near : i1
       }
   return
 }

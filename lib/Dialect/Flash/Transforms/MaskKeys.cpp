@@ -161,19 +161,58 @@ unsigned MaskKeyBounds::termOf(Value v, DenseMap<Value, unsigned> &memo) {
   if (matchPattern(v, m_ConstantInt(&c))) {
     t.kind = c.isZero() ? Term::False : Term::True;
   } else if (auto andOp = v.getDefiningOp<arith::AndIOp>()) {
-    t = {Term::And, Pred::eq, Value(), termOf(andOp.getLhs(), memo),
-         termOf(andOp.getRhs(), memo)};
+    t.kind = Term::And;
+    t.lhs = termOf(andOp.getLhs(), memo);
+    t.rhs = termOf(andOp.getRhs(), memo);
   } else if (auto orOp = v.getDefiningOp<arith::OrIOp>()) {
-    t = {Term::Or, Pred::eq, Value(), termOf(orOp.getLhs(), memo),
-         termOf(orOp.getRhs(), memo)};
+    t.kind = Term::Or;
+    t.lhs = termOf(orOp.getLhs(), memo);
+    t.rhs = termOf(orOp.getRhs(), memo);
   } else if (auto cmp = v.getDefiningOp<arith::CmpIOp>();
              cmp && isSignedOrder(cmp.getPredicate())) {
-    bool left = cmp.getLhs() == j;
-    Value bound = left ? cmp.getRhs() : cmp.getLhs();
-    if ((left || cmp.getRhs() == j) && bound != j &&
-        bound.getType().isIndex() && isKnown(order.lookup(bound)))
-      t = {Term::Test,
-           left ? cmp.getPredicate() : swapSides(cmp.getPredicate()), bound};
+    auto known = [&](Value x) {
+      return x.getType().isIndex() && isKnown(order.lookup(x));
+    };
+    // k as j, j + x, j - x or x - j, with x known.
+    auto keySide = [&](Value k) -> std::optional<std::pair<Term::Shift, Value>> {
+      if (k == j)
+        return std::make_pair(Term::Bare, Value());
+      if (auto add = k.getDefiningOp<arith::AddIOp>()) {
+        if (add.getLhs() == j && known(add.getRhs()))
+          return std::make_pair(Term::Plus, add.getRhs());
+        if (add.getRhs() == j && known(add.getLhs()))
+          return std::make_pair(Term::Plus, add.getLhs());
+      }
+      if (auto sub = k.getDefiningOp<arith::SubIOp>()) {
+        if (sub.getLhs() == j && known(sub.getRhs()))
+          return std::make_pair(Term::Minus, sub.getRhs());
+        if (sub.getRhs() == j && known(sub.getLhs()))
+          return std::make_pair(Term::From, sub.getLhs());
+      }
+      return std::nullopt;
+    };
+    Pred p = cmp.getPredicate();
+    Value bound = cmp.getRhs();
+    auto side = keySide(cmp.getLhs());
+    if (!side || !known(bound)) {
+      p = swapSides(p), bound = cmp.getLhs();
+      side = keySide(cmp.getRhs());
+    }
+    if (side && known(bound)) {
+      auto [shift, x] = *side;
+      RowOrder tOrder = order.lookup(bound),
+               xOrder = x ? order.lookup(x) : RowOrder::Invariant;
+      // j + x p t: j p t - x; j - x p t: j p t + x; x - j p t: j p' x - t.
+      RowOrder b = shift == Term::Plus    ? join(tOrder, flip(xOrder))
+                   : shift == Term::Minus ? join(tOrder, xOrder)
+                   : shift == Term::From  ? join(xOrder, flip(tOrder))
+                                          : tOrder;
+      if (isKnown(b)) {
+        t.kind = Term::Test;
+        t.pred = shift == Term::From ? swapSides(p) : p;
+        t.bound = bound, t.offset = x, t.shift = shift, t.order = b;
+      }
+    }
   }
   terms.push_back(t);
   memo[v] = terms.size() - 1;
@@ -204,8 +243,11 @@ HintKeys<Value> MaskKeyBounds::emit(IndexBuilder &ib, ValueRange regionArgs,
   llvm::SetVector<Operation *> slice;
   SmallVector<Value> work;
   for (const Term &t : terms)
-    if (t.kind == Term::Test)
+    if (t.kind == Term::Test) {
       work.push_back(t.bound);
+      if (t.offset)
+        work.push_back(t.offset);
+    }
   while (!work.empty()) {
     Operation *def = work.pop_back_val().getDefiningOp();
     if (def && slice.insert(def))
@@ -261,9 +303,34 @@ HintKeys<Value> MaskKeyBounds::emit(IndexBuilder &ib, ValueRange regionArgs,
       keys.push_back(orKeys(ib, keys[t.lhs], keys[t.rhs]));
       break;
     case Term::Test: {
-      Value atFirst = lo.lookupOrDefault(t.bound),
-            atLast = hi.lookupOrDefault(t.bound);
-      RowOrder o = order.lookup(t.bound);
+      // The bound on j at one row, b = t, t - x, t + x or x - t, each add /
+      // sub checked, and k checked at the first and the last key (k is
+      // monotone in j, so no key in between wraps if neither end does).
+      auto boundAt = [&](IRMapping &m) {
+        Value tv = m.lookupOrDefault(t.bound);
+        if (t.shift == Term::Bare)
+          return tv;
+        Value xv = m.lookupOrDefault(t.offset);
+        Value lastKey = ib.sub(seqK, ib.c(1));
+        auto checked = [&](Value r) {
+          both(noWrap(ib, r.getDefiningOp()));
+          return r;
+        };
+        switch (t.shift) {
+        case Term::Plus:
+          checked(ib.add(xv, lastKey));
+          return checked(ib.sub(tv, xv));
+        case Term::Minus:
+          checked(ib.sub(zero, xv));
+          checked(ib.sub(lastKey, xv));
+          return checked(ib.add(tv, xv));
+        default: // From
+          checked(ib.sub(xv, lastKey));
+          return checked(ib.sub(xv, tv));
+        }
+      };
+      Value atFirst = boundAt(lo), atLast = boundAt(hi);
+      RowOrder o = t.order;
       Value tMin = o == RowOrder::Decreasing ? atLast : atFirst;
       Value tMax = o == RowOrder::Increasing ? atLast : atFirst;
       // An upper bound holds for every row at the least t and for some

@@ -239,8 +239,9 @@ def FlashTile : Pass<"flash-tile"> {
       are read zero-padded and masked, tail rows are not stored;
     * the epilogue `flash.tile_finalize` and the store of O (and LSE).
 
-    * a mask_mod whose own IR bounds the keys (and/or of tests `j < t`,
-      `j <= t`, `j > t`, `j >= t` with t monotone in the query row, e.g. a
+    * a mask_mod whose own IR bounds the keys (and/or of tests `k < t`,
+      `k <= t`, `k > t`, `k >= t` of k = j, j + x, j - x or x - j, with x
+      and t monotone in the query row, e.g. a
       prefix-LM, causal or sliding-window mask written as a mask_mod; see
       `MaskKeys.h`) is tiled as if it came with the `block_mask` hint its
       tests prove: per program, its bounds are evaluated at the first and

@@ -3,16 +3,18 @@
 // The block-mask keys that a mask_mod's own IR proves, so that flash-tile can
 // skip the KV blocks it masks whole and run no mask_mod on the blocks it
 // keeps whole (what a `block_mask` hint, FlexAttention's BlockMask, says from
-// the outside). The mask is read as and/or of key tests `j pred t` (a signed
-// order), where t does not depend on j and is monotone in the query row i
+// the outside). The mask is read as and/or of key tests `k pred t` (a signed
+// order; k is j, j + x, j - x or x - j, FlexAttention's `q_idx - kv_idx <=
+// W`), where x and t do not depend on j and are monotone in the query row i
 // (built from i, b, h, constants and reads of captures at b / h / constant
 // indices with add, sub, max, min, a select on such a condition and division
 // by a positive constant); any other i1 is an opaque term (all keys may be
 // visible, none is full). A program of rows [first, last] evaluates each t at
 // both rows, so one bound over the program is its min or max. That needs no
 // wrap between the two rows: each add / sub on a row-dependent value is
-// checked at both rows, and on a wrap the program takes the keys that say
-// nothing (every block visited and masked).
+// checked at both rows, as are the test rewritten as one of j (t - x, and k
+// at the first and the last key), and on a wrap the program takes the keys
+// that say nothing (every block visited and masked).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,10 +48,16 @@ public:
   RowOrder orderOf(Value v) const { return order.lookup(v); }
 
 private:
+  /// A key test as written, `k p t` with k one of j, j + x, j - x, x - j
+  /// (x and t not depending on j), and as a test of j itself: `j pred b`
+  /// with b = t, t - x, t + x, x - t, whose row order is `order`.
   struct Term {
     enum Kind { Opaque, True, False, Test, And, Or } kind;
-    arith::CmpIPredicate pred = arith::CmpIPredicate::eq; // Test: j pred t.
-    Value bound;                                          // Test: t.
+    enum Shift { Bare, Plus, Minus, From };
+    arith::CmpIPredicate pred = arith::CmpIPredicate::eq; // Test: j pred b.
+    Value bound, offset;                                  // Test: t, x.
+    Shift shift = Bare;
+    RowOrder order = RowOrder::Unknown;
     unsigned lhs = 0, rhs = 0;                            // And / Or.
   };
 
