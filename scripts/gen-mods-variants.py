@@ -26,6 +26,9 @@ score_mod / mask_mod regions; block arguments b, h, i, j then the captures):
                 (non-causal only); flash-tile's key bounds (MaskKeys.h) skip
                 and keep whole its blocks as the causal attribute's do, so
                 its timing baseline is plain's causal kernel (Sq = Sk)
+  windowmod     mask_mod: i - j <= WINDOW and i >= j, FlexAttention's
+                sliding window (a test of a key expression, non-causal
+                only)
   plain         no modification (the mask_mod timing's baseline)
 
 With --block-mask, also (BLOCK_MASK_KINDS, not in KINDS: their callers
@@ -65,10 +68,11 @@ from flashmlir.blockmask import DOC_MASK_MOD, PREFIX_LM_MASK_MOD  # noqa: E402
 from flashmlir.variants import Variant  # noqa: E402
 
 RELBIAS_RADIUS = 128
+WINDOW = 256
 SOFTCAP = 30.0
 BLOCK_MASK_ROWS = 128
 KINDS = ("alibi", "relbias", "softcap_mod", "softcap_fast", "softcap_attr", "docmask", "prefixlm",
-         "causalmod", "plain")
+         "causalmod", "windowmod", "plain")
 BLOCK_MASK_KINDS = ("docmask_bm",)
 # --configs: kernels again under a fixed config (kind suffix), for timing
 # pairs in one process. Head dim 128: the unmasked kernel with
@@ -181,6 +185,12 @@ MASK_MODS = {
     "prefixlm": _mask_mod(PREFIX_LM_MASK_MOD),
     "causalmod": (None, "        %past = arith.cmpi sle, %j, %i : index\n"
                         "        flash.yield %past : i1"),
+    "windowmod": (None, f"        %w = arith.constant {WINDOW} : index\n"
+                        "        %d = arith.subi %i, %j : index\n"
+                        "        %near = arith.cmpi sle, %d, %w : index\n"
+                        "        %past = arith.cmpi sge, %i, %j : index\n"
+                        "        %visible = arith.andi %near, %past : i1\n"
+                        "        flash.yield %visible : i1"),
 }
 
 
@@ -242,7 +252,7 @@ def entries(dims, block_mask=False, configs=False, tiles=False):
             for causal in (False, True):
                 # (the d128 extras compare non-causal configs only, but
                 # for the ping-pong ones)
-                if causal and (kind.startswith("prefixlm") or kind == "causalmod" or
+                if causal and (kind.startswith("prefixlm") or kind in ("causalmod", "windowmod") or
                                (kind in extra and d == 128 and not kind.endswith("_pp"))):
                     continue
                 yield kind, d, causal

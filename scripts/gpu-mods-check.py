@@ -148,6 +148,9 @@ class Mods:
             mod = (self.j <= self.i) | (self.j < prefix)
         elif self.kind == "causalmod":
             mod = self.j <= self.i
+        elif self.kind == "windowmod":
+            window = _gen_variants().WINDOW
+            mod = (self.i - self.j <= window) & (self.i >= self.j)
         else:
             return m
         return mod if m is None else mod & m
@@ -442,6 +445,10 @@ def self_test(log):
          C.attention_math(qs, ks, vs, dict(abi, causal=True), torch.float32))
     same("causal mask_mod == causal", C.attention_math(
         qs, ks, vs, abi, torch.float32, Mods("causalmod", b, hq, n, n, "cpu", gen, 0, 0.0)),
+         C.attention_math(qs, ks, vs, dict(abi, causal=True), torch.float32))
+    assert n <= _gen_variants().WINDOW
+    same("window mask_mod wider than the keys == causal", C.attention_math(
+        qs, ks, vs, abi, torch.float32, Mods("windowmod", b, hq, n, n, "cpu", gen, 0, 0.0)),
          C.attention_math(qs, ks, vs, dict(abi, causal=True), torch.float32))
     # ALiBi by hand on one element: s - slope[h] |i + Sk - Sq - j|.
     m = mods("alibi")

@@ -151,10 +151,10 @@ TEST(TileArith, KeyTests) {
 
 // keyTestInterval (a mask_mod's key test as an interval, MaskKeys.h) against
 // the test itself on every key of [0, Sk), for bounds up to the int64
-// extremes; andKeys / orKeys against and / or of the member tests: the
-// visible interval holds every key the combination may see, the full one
-// only keys it surely sees, and or's full interval is the exact union when
-// the two meet (the merge is used, not just sound).
+// extremes; andKeys / orKeys against and / or of the member tests: and's
+// intervals are the exact intersections; or's visible interval holds every
+// key either may see, its full one only keys one surely sees, and the exact
+// union when the two meet (the merge is used, not just sound).
 TEST(TileArith, KeyIntervals) {
   using P = mlir::arith::CmpIPredicate;
   IntArith a;
@@ -187,8 +187,8 @@ TEST(TileArith, KeyIntervals) {
           for (int64_t j = 0; j < seqK; ++j, ++checked) {
             bool xv = in(x.vlo, x.vhi, j), yv = in(y.vlo, y.vhi, j);
             bool xf = in(x.flo, x.fhi, j), yf = in(y.flo, y.fhi, j);
-            ASSERT_TRUE(!(xv && yv) || in(both.vlo, both.vhi, j));
-            ASSERT_TRUE(!in(both.flo, both.fhi, j) || (xf && yf));
+            ASSERT_EQ(in(both.vlo, both.vhi, j), xv && yv);
+            ASSERT_EQ(in(both.flo, both.fhi, j), xf && yf);
             ASSERT_TRUE(!(xv || yv) || in(either.vlo, either.vhi, j));
             ASSERT_TRUE(!in(either.flo, either.fhi, j) || xf || yf);
             bool meet = std::max(x.flo, y.flo) <= std::min(x.fhi, y.fhi);

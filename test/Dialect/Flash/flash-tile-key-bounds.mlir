@@ -100,8 +100,12 @@ func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %prefix: memref<?xi32>, %o: !T) {
 // j > i - 8: visible from the first row's bound, full from the last's.
 // CHECK: arith.minsi %[[LO0]], %[[SK:.+]] : index
 // CHECK: arith.minsi %[[LO1]], %[[SK]] : index
-// CHECK: arith.select %[[OK]], %{{.+}}, %{{.+}} : index
-// CHECK: arith.select %[[OK]], %{{.+}}, %[[SK]] : index
+// and: the intervals intersect (visible from the greater low to the lesser
+// high; a hull here would visit every block).
+// CHECK: %[[VLO:.+]] = arith.maxsi %{{.+}}, %c0 : index
+// CHECK: %[[VHI:.+]] = arith.minsi %{{.+}}, %[[SK]] : index
+// CHECK: arith.select %[[OK]], %[[VLO]], %{{.+}} : index
+// CHECK: arith.select %[[OK]], %[[VHI]], %[[SK]] : index
 // CHECK: arith.select %[[OK]], %{{.+}}, %{{.+}} : index
 // CHECK: arith.select %[[OK]], %{{.+}}, %{{.+}} : index
 // CHECK: role = "masked_right"

@@ -239,11 +239,13 @@ KeyInterval<typename Arith::V> keyTestInterval(Arith &a,
   }
 }
 
-/// The block-mask keys (HintKeys) of `x and y`: both intervals intersect.
+/// The block-mask keys (HintKeys) of `x and y`: the visible intervals
+/// intersect, and so do the full ones (both exact).
 template <typename Arith>
 HintKeys<typename Arith::V> andKeys(Arith &a, HintKeys<typename Arith::V> x,
                                     HintKeys<typename Arith::V> y) {
-  return combineHints(a, x, y);
+  return {a.max(x.vlo, y.vlo), a.min(x.vhi, y.vhi), a.max(x.flo, y.flo),
+          a.min(x.fhi, y.fhi)};
 }
 
 /// The keys of `x or y`: the visible interval is the hull of both (a
