@@ -484,8 +484,8 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   if (config.getProducer() && threads > 256)
     func->setAttr("nvvm.minctasm", kb.getI32IntegerAttr(1));
 
-  SmallVector<Value> captures = findCaptures(t, hostFunc);
-  t.captures = captures;
+  t.captures = findCaptures(t, hostFunc);
+  ArrayRef<Value> captures = t.captures;
   KernelEmitter emitter(kb, loc, t, func, config, elt, headDim);
   // A config's own producer_regs (verified) wins over the pass option.
   emitter.setRegisterSplit(getRegisterSplit(

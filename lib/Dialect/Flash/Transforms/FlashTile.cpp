@@ -42,8 +42,7 @@ HintKeys<Value> loadProgramHint(IndexBuilder &ib, Value hint, int64_t qb,
   Value bIdx = type.getDimSize(0) == 1 ? ib.c(0) : batch;
   Value hIdx = type.getDimSize(1) == 1 ? ib.c(0) : head;
   Value first = ib.floorDiv(row0, ib.c(qb));
-  Value last = ib.floorDiv(
-      ib.min(ib.add(row0, ib.c(bm - 1)), ib.sub(seqQ, ib.c(1))), ib.c(qb));
+  Value last = ib.floorDiv(lastRow(ib, row0, bm, seqQ), ib.c(qb));
   auto load = [&](Value row, int64_t field) -> Value {
     Value v = memref::LoadOp::create(ib.b, ib.loc, hint,
                                      ValueRange{bIdx, hIdx, row, ib.c(field)});
@@ -84,8 +83,10 @@ struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
   FailureOr<AttentionOp> toBufferForm(IRRewriter &rewriter, AttentionOp op);
   /// Masked and unmasked KV iterations over the whole grid, when the shape
   /// is static.
+  /// (`keyBounded`: the op's mask_mod has key bounds flash-tile uses,
+  /// whose blocks depend on data, as a hint's do.)
   std::optional<std::pair<int64_t, int64_t>>
-  countStaticIterations(AttentionOp op, ConfigAttr config);
+  countStaticIterations(AttentionOp op, ConfigAttr config, bool keyBounded);
 };
 
 FailureOr<AttentionOp> FlashTilePass::toBufferForm(IRRewriter &rewriter,
@@ -136,10 +137,10 @@ FailureOr<AttentionOp> FlashTilePass::toBufferForm(IRRewriter &rewriter,
 }
 
 std::optional<std::pair<int64_t, int64_t>>
-FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config) {
+FlashTilePass::countStaticIterations(AttentionOp op, ConfigAttr config,
+                                     bool keyBounded) {
   AttentionShape s = op.getShape();
-  if (op.getKvLens() || op.getBlockMask() || op.isPartial() ||
-      (keyBounds && MaskKeyBounds::analyze(op)) ||
+  if (op.getKvLens() || op.getBlockMask() || op.isPartial() || keyBounded ||
       ShapedType::isDynamic(s.batch) || ShapedType::isDynamic(s.headsQ) ||
       ShapedType::isDynamic(s.seqQ) || ShapedType::isDynamic(s.seqK))
     return std::nullopt;
@@ -190,8 +191,13 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       return failure();
     op = *bufferOp;
   }
+  // Without a hint, a mask_mod whose own key tests bound the keys gives
+  // the hint they prove, at the program's first and last valid row.
+  std::optional<MaskKeyBounds> derived;
+  if (!op.getBlockMask() && keyBounds)
+    derived = MaskKeyBounds::analyze(op);
   std::optional<std::pair<int64_t, int64_t>> iterations =
-      countStaticIterations(op, config);
+      countStaticIterations(op, config, derived.has_value());
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -278,13 +284,9 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
 
   KVRanges<Value> ranges = kvRanges(ib, mask, bm, bn, row0, seqQ, seqK);
   // The block mask narrows the blocks to visit and widens the mask-free
-  // main loop to the blocks its hint says the mask_mod keeps whole.
-  // Without a hint, a mask_mod whose own key tests bound the keys gives
-  // the hint they prove, at the program's first and last valid row.
+  // main loop to the blocks its hint says the mask_mod keeps whole (or the
+  // mask_mod's own key bounds, `derived`, say so).
   Value hint = op.getBlockMask();
-  std::optional<MaskKeyBounds> derived;
-  if (!hint && keyBounds)
-    derived = MaskKeyBounds::analyze(op);
   // The ranges without the hint: its blocks are whole for causal, window and
   // the key bound.
   KVRanges<Value> free = ranges;
@@ -297,9 +299,9 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   } else if (derived) {
     SmallVector<Value> args = {b, head};
     llvm::append_range(args, op.getCaptures());
-    Value last = ib.min(ib.add(row0, ib.c(bm - 1)), ib.sub(seqQ, ib.c(1)));
-    ranges = applyBlockMask(ib, ranges,
-                            derived->emit(ib, args, row0, last, seqK), bn);
+    ranges = applyBlockMask(
+        ib, ranges,
+        derived->emit(ib, args, row0, lastRow(ib, row0, bm, seqQ), seqK), bn);
   }
   if (partial) {
     // Split s owns blocks [s * per, (s + 1) * per) of the sequence's

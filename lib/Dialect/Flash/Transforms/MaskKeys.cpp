@@ -285,10 +285,13 @@ HintKeys<Value> MaskKeyBounds::emit(IndexBuilder &ib, ValueRange regionArgs,
   // Each term's keys, bottom up (a term's operands come before it).
   SmallVector<HintKeys<Value>> keys;
   Value zero = ib.c(0);
+  // Every key may be visible, none is full: an opaque term's keys, and a
+  // program's keys after a wrap.
+  HintKeys<Value> nothing = {zero, seqK, zero, zero};
   for (const Term &t : terms) {
     switch (t.kind) {
     case Term::Opaque:
-      keys.push_back({zero, seqK, zero, zero});
+      keys.push_back(nothing);
       break;
     case Term::True:
       keys.push_back({zero, seqK, zero, seqK});
@@ -350,6 +353,6 @@ HintKeys<Value> MaskKeyBounds::emit(IndexBuilder &ib, ValueRange regionArgs,
     return result;
   // A wrap between the two rows: the keys that claim nothing.
   auto pick = [&](Value v, Value fallback) { return ib.select(ok, v, fallback); };
-  return {pick(result.vlo, zero), pick(result.vhi, seqK),
-          pick(result.flo, zero), pick(result.fhi, zero)};
+  return {pick(result.vlo, nothing.vlo), pick(result.vhi, nothing.vhi),
+          pick(result.flo, nothing.flo), pick(result.fhi, nothing.fhi)};
 }

@@ -44,9 +44,6 @@ public:
   HintKeys<Value> emit(IndexBuilder &ib, ValueRange regionArgs, Value first,
                        Value last, Value seqK) const;
 
-  /// The row order the analysis gave `v` (a value of the region).
-  RowOrder orderOf(Value v) const { return order.lookup(v); }
-
 private:
   /// A key test as written, `k p t` with k one of j, j + x, j - x, x - j
   /// (x and t not depending on j), and as a test of j itself: `j pred b`

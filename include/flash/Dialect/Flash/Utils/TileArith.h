@@ -109,6 +109,15 @@ struct IndexBuilder {
   }
 };
 
+/// The last query row of the program whose first is `row0` that lies in the
+/// sequence: min(row0 + BM - 1, Sq - 1) (a tail program's rows past Sq are
+/// computed but not stored, and no mask or hint speaks for them).
+template <typename Arith>
+typename Arith::V lastRow(Arith &a, typename Arith::V row0, int64_t blockM,
+                          typename Arith::V seqQ) {
+  return a.min(a.add(row0, a.c(blockM - 1)), a.sub(seqQ, a.c(1)));
+}
+
 /// KV block ranges of one program: [nMin, lEnd) masked left edge,
 /// [lEnd, rStart) unmasked main loop, [rStart, nMax) masked right band.
 template <typename V> struct KVRanges { V nMin, lEnd, rStart, nMax; };
