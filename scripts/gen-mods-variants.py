@@ -29,6 +29,10 @@ score_mod / mask_mod regions; block arguments b, h, i, j then the captures):
   windowmod     mask_mod: i - j <= WINDOW and i >= j, FlexAttention's
                 sliding window (a test of a key expression, non-causal
                 only)
+  window32      windowmod written in i32 (i and j index_cast to i32), as an
+                embedder lowers FlexAttention's int32 q_idx / kv_idx: its
+                casts are range-checked and the key bounds are windowmod's
+                (non-causal only)
   plain         no modification (the mask_mod timing's baseline)
 
 With --block-mask, also (BLOCK_MASK_KINDS, not in KINDS: their callers
@@ -72,7 +76,7 @@ WINDOW = 256
 SOFTCAP = 30.0
 BLOCK_MASK_ROWS = 128
 KINDS = ("alibi", "relbias", "softcap_mod", "softcap_fast", "softcap_attr", "docmask", "prefixlm",
-         "causalmod", "windowmod", "plain")
+         "causalmod", "windowmod", "window32", "plain")
 BLOCK_MASK_KINDS = ("docmask_bm",)
 # --configs: kernels again under a fixed config (kind suffix), for timing
 # pairs in one process. Head dim 128: the unmasked kernel with
@@ -191,6 +195,14 @@ MASK_MODS = {
                         "        %past = arith.cmpi sge, %i, %j : index\n"
                         "        %visible = arith.andi %near, %past : i1\n"
                         "        flash.yield %visible : i1"),
+    "window32": (None, f"        %w = arith.constant {WINDOW} : i32\n"
+                       "        %i32 = arith.index_cast %i : index to i32\n"
+                       "        %j32 = arith.index_cast %j : index to i32\n"
+                       "        %d = arith.subi %i32, %j32 : i32\n"
+                       "        %near = arith.cmpi sle, %d, %w : i32\n"
+                       "        %past = arith.cmpi sge, %i32, %j32 : i32\n"
+                       "        %visible = arith.andi %near, %past : i1\n"
+                       "        flash.yield %visible : i1"),
 }
 
 
@@ -252,7 +264,7 @@ def entries(dims, block_mask=False, configs=False, tiles=False):
             for causal in (False, True):
                 # (the d128 extras compare non-causal configs only, but
                 # for the ping-pong ones)
-                if causal and (kind.startswith("prefixlm") or kind in ("causalmod", "windowmod") or
+                if causal and (kind.startswith("prefixlm") or kind in ("causalmod", "windowmod", "window32") or
                                (kind in extra and d == 128 and not kind.endswith("_pp"))):
                     continue
                 yield kind, d, causal

@@ -148,7 +148,7 @@ class Mods:
             mod = (self.j <= self.i) | (self.j < prefix)
         elif self.kind == "causalmod":
             mod = self.j <= self.i
-        elif self.kind == "windowmod":
+        elif self.kind in ("windowmod", "window32"):
             window = _gen_variants().WINDOW
             mod = (self.i - self.j <= window) & (self.i >= self.j)
         else:

@@ -14,7 +14,8 @@
 // checked for a wrap at both rows; on one the keys claim nothing (every
 // block visited, none full). A mask_mod that bounds no key (the document
 // mask) and key-bounds=false keep the unhinted loops. A test of j + x, j - x
-// or x - j is read as one of j (FlexAttention's `q_idx - kv_idx <= W`).
+// or x - j is read as one of j (FlexAttention's `q_idx - kv_idx <= W`), in
+// index or in any integer type (casts range-checked where they may narrow).
 
 !T = memref<?x?x?x32xf32>
 
@@ -177,6 +178,66 @@ func.func @flex_window(%q: !T, %k: !T, %v: !T, %o: !T) {
         %d = arith.subi %i, %j : index
         %near = arith.cmpi sle, %d, %c8 : index
         flash.yield %near : i1
+      }
+  return
+}
+
+// The same window in i32, as an embedder writes FlexAttention's int32
+// indices: each cast that may narrow is range-checked (index_cast to i32 at
+// both rows and at the last key, compared in i64: a cast back would fold
+// away), k = i - j is checked for an i32 wrap at the last key, and the
+// bound is then the index form's.
+// CHECK-LABEL: func.func @flex_window_i32
+// CHECK: %[[ROW0:.+]] = arith.muli
+// CHECK: %[[END:.+]] = arith.addi %[[ROW0]], %{{.+}} : index
+// CHECK: %[[LAST:.+]] = arith.minsi %[[END]], %{{.+}} : index
+// CHECK: %[[R0:.+]] = arith.index_cast %[[ROW0]] : index to i32
+// CHECK: %[[R0W:.+]] = arith.index_cast %[[ROW0]] : index to i64
+// CHECK: arith.cmpi sle, %[[R0W]], %[[MAX:.+]] : i64
+// CHECK: arith.cmpi sge, %[[R0W]], %[[MIN:.+]] : i64
+// CHECK: %[[LW:.+]] = arith.index_cast %[[LAST]] : index to i64
+// CHECK: arith.cmpi sle, %[[LW]], %[[MAX]] : i64
+// CHECK: %[[LASTKEY:.+]] = arith.subi %[[SK:.+]], %{{.+}} : index
+// CHECK: %[[K32:.+]] = arith.index_cast %[[LASTKEY]] : index to i32
+// CHECK: %[[KW:.+]] = arith.index_cast %[[LASTKEY]] : index to i64
+// CHECK: arith.cmpi sle, %[[KW]], %[[MAX]] : i64
+// CHECK: arith.subi %[[R0]], %[[K32]] : i32
+// CHECK: arith.subi %[[ROW0]], %[[C8:.+]] : index
+// CHECK: role = "main"
+func.func @flex_window_i32(%q: !T, %k: !T, %v: !T, %o: !T) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %c8 = arith.constant 8 : i32
+        %ii = arith.index_cast %i : index to i32
+        %jj = arith.index_cast %j : index to i32
+        %d = arith.subi %ii, %jj : i32
+        %near = arith.cmpi sle, %d, %c8 : i32
+        flash.yield %near : i1
+      }
+  return
+}
+
+// A key cast to i8 holds keys up to 127 only: the keys are valid where
+// Sk - 1 fits (checked in i64), else they claim nothing.
+// CHECK-LABEL: func.func @key_i8
+// The rows' trunci, at the first and the last row:
+// CHECK: arith.cmpi sle, %{{.+}}, %c127_i64 : i64
+// CHECK: arith.cmpi sle, %{{.+}}, %c127_i64 : i64
+// The key's cast at the last key:
+// CHECK: %[[KW:.+]] = arith.index_cast %{{.+}} : index to i64
+// CHECK-NEXT: arith.cmpi sle, %[[KW]], %c127_i64 : i64
+// CHECK-NEXT: arith.cmpi sge, %[[KW]], %c-128_i64 : i64
+// CHECK: role = "main"
+func.func @key_i8(%q: !T, %k: !T, %v: !T, %o: !T) {
+  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
+      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %i64 = arith.index_cast %i : index to i64
+        %i8 = arith.trunci %i64 : i64 to i8
+        %j8 = arith.index_cast %j : index to i8
+        %le = arith.cmpi sle, %j8, %i8 : i8
+        flash.yield %le : i1
       }
   return
 }

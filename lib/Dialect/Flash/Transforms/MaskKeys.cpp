@@ -50,6 +50,17 @@ RowOrder flip(RowOrder a) {
   return a;
 }
 
+/// An integer or index value other than an i1.
+bool isIntValue(Value v) {
+  return v.getType().isIntOrIndex() && !v.getType().isInteger(1);
+}
+
+/// A cast whose result may not hold its operand (the width of index is the
+/// target's: 32 bits in a kernel, 64 on the host).
+bool mayNarrow(Operation *op) {
+  return isa<arith::IndexCastOp, arith::TruncIOp>(op);
+}
+
 bool isSignedOrder(Pred p) {
   return p == Pred::slt || p == Pred::sle || p == Pred::sgt || p == Pred::sge;
 }
@@ -101,9 +112,13 @@ RowOrder classify(Operation &op, const DenseMap<Value, RowOrder> &order,
     return RowOrder::Unknown;
   if (all == RowOrder::Invariant)
     return RowOrder::Invariant;
-  // Row-dependent: index arithmetic that is monotone in each operand.
-  if (!op.getResult(0).getType().isIndex())
+  // Row-dependent: integer arithmetic that is monotone in each operand, and
+  // the casts between integer widths, exact unless they wrap (emit checks
+  // each narrowing one at both rows).
+  if (!isIntValue(op.getResult(0)))
     return RowOrder::Unknown;
+  if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(op))
+    return of[0];
   if (isa<arith::AddIOp, arith::MaxSIOp, arith::MinSIOp>(op))
     return join(of[0], of[1]);
   if (isa<arith::SubIOp>(op))
@@ -171,22 +186,37 @@ unsigned MaskKeyBounds::termOf(Value v, DenseMap<Value, unsigned> &memo) {
   } else if (auto cmp = v.getDefiningOp<arith::CmpIOp>();
              cmp && isSignedOrder(cmp.getPredicate())) {
     auto known = [&](Value x) {
-      return x.getType().isIndex() && isKnown(order.lookup(x));
+      return isIntValue(x) && isKnown(order.lookup(x));
+    };
+    // The key position: j itself or j through casts (innermost first).
+    SmallVector<Operation *> casts;
+    auto isKey = [&](Value v) {
+      casts.clear();
+      while (v != j) {
+        Operation *def = v.getDefiningOp();
+        if (!isa_and_nonnull<arith::IndexCastOp, arith::ExtSIOp,
+                             arith::TruncIOp>(def))
+          return false;
+        casts.push_back(def);
+        v = def->getOperand(0);
+      }
+      std::reverse(casts.begin(), casts.end());
+      return true;
     };
     // k as j, j + x, j - x or x - j, with x known.
     auto keySide = [&](Value k) -> std::optional<std::pair<Term::Shift, Value>> {
-      if (k == j)
+      if (isKey(k))
         return std::make_pair(Term::Bare, Value());
       if (auto add = k.getDefiningOp<arith::AddIOp>()) {
-        if (add.getLhs() == j && known(add.getRhs()))
+        if (known(add.getRhs()) && isKey(add.getLhs()))
           return std::make_pair(Term::Plus, add.getRhs());
-        if (add.getRhs() == j && known(add.getLhs()))
+        if (known(add.getLhs()) && isKey(add.getRhs()))
           return std::make_pair(Term::Plus, add.getLhs());
       }
       if (auto sub = k.getDefiningOp<arith::SubIOp>()) {
-        if (sub.getLhs() == j && known(sub.getRhs()))
+        if (known(sub.getRhs()) && isKey(sub.getLhs()))
           return std::make_pair(Term::Minus, sub.getRhs());
-        if (sub.getRhs() == j && known(sub.getLhs()))
+        if (known(sub.getLhs()) && isKey(sub.getRhs()))
           return std::make_pair(Term::From, sub.getLhs());
       }
       return std::nullopt;
@@ -211,6 +241,7 @@ unsigned MaskKeyBounds::termOf(Value v, DenseMap<Value, unsigned> &memo) {
         t.kind = Term::Test;
         t.pred = shift == Term::From ? swapSides(p) : p;
         t.bound = bound, t.offset = x, t.shift = shift, t.order = b;
+        t.keyCasts = casts;
       }
     }
   }
@@ -231,7 +262,41 @@ static Value noWrap(IndexBuilder &ib, Operation *add) {
   Value bits = isa<arith::AddIOp>(add)
                    ? arith::AndIOp::create(ib.b, ib.loc, xorOf(r, x), xorOf(r, y))
                    : arith::AndIOp::create(ib.b, ib.loc, xorOf(x, y), xorOf(x, r));
-  return ib.ge(bits, ib.c(0));
+  Value zero = arith::ConstantOp::create(
+      ib.b, ib.loc, ib.b.getZeroAttr(bits.getType()));
+  return ib.ge(bits, zero);
+}
+
+/// True when `v` lies in the range of a `bits`-wide signed integer,
+/// compared in v's type (index in i64: index is at most 64 bits wide).
+static Value fits(IndexBuilder &ib, Value v, unsigned bits) {
+  if (v.getType().isIndex())
+    v = arith::IndexCastOp::create(ib.b, ib.loc, ib.b.getI64Type(), v);
+  auto type = cast<IntegerType>(v.getType());
+  APInt lo = APInt::getSignedMinValue(bits).sext(type.getWidth());
+  APInt hi = APInt::getSignedMaxValue(bits).sext(type.getWidth());
+  auto cst = [&](const APInt &x) {
+    return arith::ConstantOp::create(ib.b, ib.loc, IntegerAttr::get(type, x))
+        .getResult();
+  };
+  return ib.land(ib.ge(v, cst(lo)), ib.le(v, cst(hi)));
+}
+
+/// True when the cast clone `cast` held its operand; null when it always
+/// does. The test is a range check, not a cast back: canonicalize folds
+/// index_cast(index_cast(x)) to x whatever the widths. Index is taken as
+/// 32 bits wide (a kernel's), so a wider value reaching index must fit 32.
+static Value held(IndexBuilder &ib, Operation *cast) {
+  Value from = cast->getOperand(0);
+  Type to = cast->getResult(0).getType();
+  unsigned fromBits =
+      from.getType().isIndex() ? 64 : from.getType().getIntOrFloatBitWidth();
+  unsigned toBits = to.isIndex() ? 32 : to.getIntOrFloatBitWidth();
+  if (from.getType().isIndex() && toBits >= 64)
+    return Value();
+  if (!from.getType().isIndex() && fromBits <= toBits)
+    return Value();
+  return fits(ib, from, toBits);
 }
 
 HintKeys<Value> MaskKeyBounds::emit(IndexBuilder &ib, ValueRange regionArgs,
@@ -265,7 +330,8 @@ HintKeys<Value> MaskKeyBounds::emit(IndexBuilder &ib, ValueRange regionArgs,
   hi.map(body->getArgument(2), last);
   Value ok;
   auto both = [&](Value cond) {
-    ok = ok ? ib.land(ok, cond) : cond;
+    if (cond)
+      ok = ok ? ib.land(ok, cond) : cond;
   };
   for (Operation &o : body->without_terminator()) {
     if (!slice.contains(&o))
@@ -279,6 +345,10 @@ HintKeys<Value> MaskKeyBounds::emit(IndexBuilder &ib, ValueRange regionArgs,
     if (isa<arith::AddIOp, arith::SubIOp>(o)) {
       both(noWrap(ib, atFirst));
       both(noWrap(ib, atLast));
+    }
+    if (mayNarrow(&o)) {
+      both(held(ib, atFirst));
+      both(held(ib, atLast));
     }
   }
 
@@ -309,16 +379,51 @@ HintKeys<Value> MaskKeyBounds::emit(IndexBuilder &ib, ValueRange regionArgs,
       // The bound on j at one row, b = t, t - x, t + x or x - t, each add /
       // sub checked, and k checked at the first and the last key (k is
       // monotone in j, so no key in between wraps if neither end does).
+      Value lastKey = ib.sub(seqK, ib.c(1));
+      auto checked = [&](Value r) {
+        both(noWrap(ib, r.getDefiningOp()));
+        return r;
+      };
+      // A test written in another integer type than index: its key casts
+      // checked at the last key, k checked there and at key 0 in that type,
+      // and t and x taken to index exactly (the rest is index arithmetic,
+      // exact once none of these wraps).
+      Type type = t.bound.getType();
+      Value keyLast = lastKey;
+      for (Operation *cast : t.keyCasts) {
+        IRMapping at;
+        at.map(cast->getOperand(0), keyLast);
+        Operation *clone = ib.b.clone(*cast, at);
+        if (mayNarrow(cast))
+          both(held(ib, clone));
+        keyLast = clone->getResult(0);
+      }
+      auto toIndex = [&](Value v) {
+        if (v.getType().isIndex())
+          return v;
+        auto cast =
+            arith::IndexCastOp::create(ib.b, ib.loc, ib.b.getIndexType(), v);
+        both(held(ib, cast));
+        return cast.getResult();
+      };
       auto boundAt = [&](IRMapping &m) {
         Value tv = m.lookupOrDefault(t.bound);
         if (t.shift == Term::Bare)
-          return tv;
+          return toIndex(tv);
         Value xv = m.lookupOrDefault(t.offset);
-        Value lastKey = ib.sub(seqK, ib.c(1));
-        auto checked = [&](Value r) {
-          both(noWrap(ib, r.getDefiningOp()));
-          return r;
-        };
+        if (!type.isIndex()) {
+          Value zeroT = arith::ConstantOp::create(ib.b, ib.loc,
+                                                  ib.b.getZeroAttr(type));
+          if (t.shift == Term::Plus)
+            checked(ib.add(xv, keyLast));
+          if (t.shift == Term::Minus) {
+            checked(ib.sub(zeroT, xv));
+            checked(ib.sub(keyLast, xv));
+          }
+          if (t.shift == Term::From)
+            checked(ib.sub(xv, keyLast));
+          tv = toIndex(tv), xv = toIndex(xv);
+        }
         switch (t.shift) {
         case Term::Plus:
           checked(ib.add(xv, lastKey));

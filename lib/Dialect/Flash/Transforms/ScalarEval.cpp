@@ -14,6 +14,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
 #include <limits>
 
@@ -67,14 +69,60 @@ FailureOr<EvalValue> mlir::flash::evalScalar(Value v, linalg::GenericOp ctx,
   return evalOp(op, in);
 }
 
+/// The width of an integer type as evaluated here: index is the host's 64
+/// bits (a kernel's index is 32 bits wide; a mask_mod whose index values
+/// leave that range means different things on the two targets).
+static unsigned widthOf(Type t) {
+  return t.isIndex() ? 64 : t.getIntOrFloatBitWidth();
+}
+
+/// x as a value of `bits`-wide two's complement, held sign-extended (an
+/// i1 as 0 / 1, as the comparisons give it).
+static int64_t toWidth(int64_t x, unsigned bits) {
+  if (bits >= 64)
+    return x;
+  if (bits == 1)
+    return x & 1;
+  return llvm::SignExtend64(uint64_t(x), bits);
+}
+
+/// x's bits of a `bits`-wide value, zero-extended.
+static uint64_t zeroExtended(int64_t x, unsigned bits) {
+  return bits >= 64 ? uint64_t(x) : uint64_t(x) & ((uint64_t(1) << bits) - 1);
+}
+
+static FailureOr<EvalValue> evalOpAnyWidth(Operation *op,
+                                           ArrayRef<EvalValue> in);
+
 FailureOr<EvalValue> mlir::flash::evalOp(Operation *op,
                                          ArrayRef<EvalValue> in) {
-  // Casts between index, integer and float types.
-  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
-          arith::ExtUIOp, arith::TruncIOp, arith::ExtFOp, arith::TruncFOp>(op))
+  // Integer results wrap at their type's width: each op's 64-bit result
+  // is taken to it (the low bits of a sum, a difference or a product are
+  // the narrow op's).
+  FailureOr<EvalValue> r = evalOpAnyWidth(op, in);
+  if (failed(r) || r->isFloat || op->getNumResults() != 1 ||
+      !op->getResult(0).getType().isIntOrIndex())
+    return r;
+  r->i = toWidth(r->i, widthOf(op->getResult(0).getType()));
+  return r;
+}
+
+static FailureOr<EvalValue> evalOpAnyWidth(Operation *op,
+                                           ArrayRef<EvalValue> in) {
+  // Casts between index, integer and float types: the signed ones keep the
+  // (sign-extended) value, which evalOp then takes to the result's width;
+  // the unsigned ones zero-extend the operand's bits first.
+  if (isa<arith::IndexCastUIOp, arith::ExtUIOp>(op))
+    return fromInt(int64_t(
+        zeroExtended(in[0].i, widthOf(op->getOperand(0).getType()))));
+  if (isa<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp, arith::ExtFOp,
+          arith::TruncFOp>(op))
     return in[0];
-  if (isa<arith::SIToFPOp, arith::UIToFPOp>(op))
+  if (isa<arith::SIToFPOp>(op))
     return fromFloat(double(in[0].i));
+  if (isa<arith::UIToFPOp>(op))
+    return fromFloat(double(
+        zeroExtended(in[0].i, widthOf(op->getOperand(0).getType()))));
   if (isa<arith::SelectOp>(op))
     return in[0].i ? in[1] : in[2];
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
@@ -126,7 +174,8 @@ FailureOr<EvalValue> mlir::flash::evalOp(Operation *op,
     return failure();
   bool isBool = op->getResult(0).getType().isInteger(1);
   auto boolOr = [&](int64_t x) { return fromInt(isBool ? (x & 1) : x); };
-  // arith's integer ops wrap (two's complement, at index's 64 bits here).
+  // arith's integer ops wrap (two's complement; evalOp takes the 64-bit
+  // result to the type's width).
   auto wrap = [](uint64_t x) { return fromInt(int64_t(x)); };
   if (isa<arith::AddIOp>(op))
     return wrap(uint64_t(in[0].i) + uint64_t(in[1].i));

@@ -7,14 +7,18 @@
 // order; k is j, j + x, j - x or x - j, FlexAttention's `q_idx - kv_idx <=
 // W`), where x and t do not depend on j and are monotone in the query row i
 // (built from i, b, h, constants and reads of captures at b / h / constant
-// indices with add, sub, max, min, a select on such a condition and division
-// by a positive constant); any other i1 is an opaque term (all keys may be
-// visible, none is full). A program of rows [first, last] evaluates each t at
+// indices with add, sub, max, min, a select on such a condition, division
+// by a positive constant and casts between integer widths: index or any
+// integer type, as an embedder's i32 / i64 index arithmetic is, j cast too);
+// any other i1 is an opaque term (all keys may be visible, none is full). A program of rows [first, last] evaluates each t at
 // both rows, so one bound over the program is its min or max. That needs no
 // wrap between the two rows: each add / sub on a row-dependent value is
 // checked at both rows, as are the test rewritten as one of j (t - x, and k
-// at the first and the last key), and on a wrap the program takes the keys
-// that say nothing (every block visited and masked).
+// at the first and the last key), each cast that may narrow (index_cast,
+// trunci: cast back, it must give its operand; index is 32 bits in a
+// kernel) and, for a test in another type than index, t and x taken to
+// index; on a wrap the program takes the keys that say nothing (every block
+// visited and masked).
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,7 +59,8 @@ private:
     Value bound, offset;                                  // Test: t, x.
     Shift shift = Bare;
     RowOrder order = RowOrder::Unknown;
-    unsigned lhs = 0, rhs = 0;                            // And / Or.
+    SmallVector<Operation *> keyCasts; // Test: the casts from j to k's key.
+    unsigned lhs = 0, rhs = 0;         // And / Or.
   };
 
   explicit MaskKeyBounds(Block *body) : body(body) {}
