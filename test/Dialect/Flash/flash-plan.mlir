@@ -1,6 +1,7 @@
 // RUN: flash-opt %s -split-input-file --flash-plan | FileCheck %s
 // RUN: flash-opt %s -split-input-file --flash-plan="sm=80 smem-kb=163" | FileCheck %s --check-prefix=SM80
 // RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true" | FileCheck %s --check-prefix=WG
+// RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true long-causal-rows=0" | FileCheck %s --check-prefix=NOLONG
 
 // flash-plan records FA2's launch configuration per head dim, keeps a
 // hand-written one, and picks 64 x 64 for head dim 256 when the Q block plus
@@ -153,4 +154,41 @@ func.func @decode(%q: memref<2x8x1x128xbf16>, %k: memref<2x8x?x128xbf16>, %v: me
   flash.attention ins(%q32, %q32, %q32 : memref<2x8x?x32xbf16>, memref<2x8x?x32xbf16>, memref<2x8x?x32xbf16>)
       outs(%o32 : memref<2x8x?x32xbf16>)
   return
+}
+
+// -----
+
+// Plain causal at head dim 128 under wgmma picks its config by Sq
+// (long-causal-rows = 2048): a static Sq one config, a dynamic Sq on
+// memrefs both, behind scf.if Sq >= 2048 (the producer config first); the
+// tensor form, a mask_mod and ALiBi keep one. long-causal-rows=0: 64 x 96.
+// WG-LABEL: func.func @long_causal
+// WG: %[[SQ:.+]] = memref.dim %arg0, %c2
+// WG: %[[LONG:.+]] = arith.cmpi sge, %[[SQ]], %c2048
+// WG: scf.if %[[LONG]] {
+// WG-NEXT: flash.attention {{.*}}config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>}
+// WG-NEXT: } else {
+// WG-NEXT: flash.attention {{.*}}config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
+// WG-NEXT: }
+// WG: flash.attention {{.*}}config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>}
+// WG: flash.attention {{.*}}config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
+// WG-NOT: scf.if
+// WG: flash.attention {{.*}}config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
+// WG: flash.attention {{.*}}alibi{{.*}}config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>}
+// WG: return
+// NOLONG-LABEL: func.func @long_causal
+// NOLONG-NOT: scf.if
+// NOLONG-NOT: block_m = 128
+// NOLONG: return
+!D = memref<?x?x?x128xbf16>
+!L = memref<2x16x4096x128xbf16>
+!H = memref<2x16x1024x128xbf16>
+func.func @long_causal(%q: !D, %k: !D, %v: !D, %o: !D, %ql: !L, %ol: !L, %qh: !H, %oh: !H,
+                       %t: tensor<?x?x?x128xbf16>, %s: memref<?xf32>) -> tensor<?x?x?x128xbf16> {
+  flash.attention ins(%q, %k, %v : !D, !D, !D) outs(%o : !D) {causal}
+  flash.attention ins(%ql, %ql, %ql : !L, !L, !L) outs(%ol : !L) {causal}
+  flash.attention ins(%qh, %qh, %qh : !H, !H, !H) outs(%oh : !H) {causal}
+  %r = flash.attention ins(%t, %t, %t : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>) {causal} -> tensor<?x?x?x128xbf16>
+  flash.attention ins(%q, %k, %v : !D, !D, !D) alibi(%s : memref<?xf32>) outs(%o : !D) {causal}
+  return %r : tensor<?x?x?x128xbf16>
 }

@@ -105,6 +105,16 @@ def FlashPlan : Pass<"flash-plan"> {
     bench/results/2026-12-02-h200-session14-call5-mods.log); a hinted causal
     one keeps 64 x 96.
 
+    Causal head dim 128 without mods (the causal attribute alone) picks
+    its config by Sq (`long-causal-rows`, default 2048): from there on the
+    producer config (128 x 96, 8 consumer warps, 3 stages, no turns) ran
+    1.009-1.091x the speed of 64 x 96 (2k-16k), below it 0.91-0.96x
+    (bench/results/2026-12-03-h200-session19-call2-*). A static Sq picks
+    one; on memrefs a dynamic Sq gets both, `scf.if Sq >= long-causal-rows`
+    around two clones of the op, so that the entry point launches the kernel
+    its call's Sq wants (the tensor form, whose function boundary alone is
+    bufferized, keeps 64 x 96 there).
+
     Head dims that are not multiples of 64 (32, 96, ...) and decode stay on
     mma.sync.
   }];
@@ -122,12 +132,23 @@ def FlashPlan : Pass<"flash-plan"> {
     Option<"keyBounds", "key-bounds", "bool", /*default=*/"true",
            "Plan a mask_mod whose IR bounds the keys (MaskKeys.h) as a "
            "hinted one, as flash-tile's key-bounds (the same value) tiles it">,
+    Option<"longCausalRows", "long-causal-rows", "int64_t",
+           /*default=*/"2048",
+           "With wgmma: a plain causal op at head dim 128 with at least this "
+           "many query rows gets the producer config (128 x 96, 8 consumer "
+           "warps, 3 stages); a dynamic Sq gets both kernels behind scf.if "
+           "Sq >= this; 0 never">,
   ];
   let statistics = [
     Statistic<"numPlanned", "num-planned", "Configurations chosen">,
     Statistic<"numKept", "num-kept", "Hand-written configurations kept">,
+    Statistic<"numVersioned", "num-versioned",
+              "Ops planned twice behind a branch on Sq">,
   ];
-  let dependentDialects = ["::mlir::flash::FlashDialect"];
+  let dependentDialects = [
+    "::mlir::flash::FlashDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"];
 }
 
 def FlashSimplifyMods : Pass<"flash-simplify-mods"> {
