@@ -186,7 +186,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         // Long causal rows (long-causal-rows): the producer config without
         // turns, 1.009-1.091x the speed of 64 x 96 from Sq = 2k to 16k and
         // 0.906 / 0.958x at 512 / 1k (bench/results/2026-12-03-h200-
-        // session19-call2-causal.log; with turns 0.85-0.92x).
+        // session19-call2-ab-V1.log; with turns 0.85-0.92x, -ab-V2.log).
         if (longRows)
           blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;
         auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,
