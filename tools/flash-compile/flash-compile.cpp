@@ -86,6 +86,12 @@ static llvm::cl::opt<bool> keyBounds(
                    "key tests rule out or keep (default on; off measures the "
                    "element-wise mask on every block)"),
     llvm::cl::init(true), llvm::cl::cat(category));
+static llvm::cl::opt<int64_t> longCausalRows(
+    "long-causal-rows",
+    llvm::cl::desc("Query rows from which a causal head-dim-128 op without "
+                   "mods runs the producer config (sm_90a; a dynamic Sq "
+                   "gets both kernels behind a branch), >= 0, 0 never"),
+    llvm::cl::init(2048), llvm::cl::cat(category));
 static llvm::cl::opt<std::string>
     ptxName("ptx", llvm::cl::desc("Also write the kernels' PTX to FILE"),
             llvm::cl::value_desc("FILE"), llvm::cl::cat(category));
@@ -202,6 +208,7 @@ static int compile(StringRef inputName, StringRef outName,
   options.splitMinEfficiency = splitMinEfficiency;
   options.producerRegs = producerRegs;
   options.keyBounds = keyBounds;
+  options.longCausalRows = longCausalRows;
   options.occupancy = occupancy.getNumOccurrences()
                           ? occupancy
                           : StringRef(chip) == "sm_90a";

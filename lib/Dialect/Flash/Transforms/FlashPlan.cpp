@@ -17,6 +17,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
+
 namespace mlir::flash {
 #define GEN_PASS_DEF_FLASHPLAN
 #include "flash/Dialect/Flash/Transforms/Passes.h.inc"
@@ -41,7 +43,10 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
     if (failed(checkOptionRange(root, "flash-plan", "num-sms", numSMs, 1,
                                 1024)) ||
         failed(checkOptionRange(root, "flash-plan", "smem-kb",
-                                smemPerBlockKB, 1, 1024)))
+                                smemPerBlockKB, 1, 1024)) ||
+        failed(checkOptionRange(root, "flash-plan", "long-causal-rows",
+                                longCausalRows, 0,
+                                std::numeric_limits<int64_t>::max())))
       return signalPassFailure();
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {

@@ -110,6 +110,12 @@ mlir::flash::verifyFlashGpuPipelineOptions(const FlashGpuPipelineOptions &option
                 << efficiency;
     return failure();
   }
+  if (options.longCausalRows < 0) {
+    errorStream << "flash-lower-to-gpu: long-causal-rows must be >= 0 (0: "
+                   "never), not "
+                << options.longCausalRows;
+    return failure();
+  }
   if (options.numSMs < 1 || options.numSMs > 1024) {
     errorStream << "flash-lower-to-gpu: num-sms must be in [1, 1024], not "
                 << options.numSMs;
@@ -143,6 +149,7 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   plan.smemPerBlockKB = chip.smemKB;
   plan.wgmma = chip.archSpecific && chip.sm == 90;
   plan.keyBounds = options.keyBounds;
+  plan.longCausalRows = options.longCausalRows;
   pm.addPass(createFlashPlan(plan));
   FlashSplitKVOptions split;
   split.numSMs = options.numSMs;

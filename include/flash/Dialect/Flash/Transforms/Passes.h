@@ -73,6 +73,13 @@ struct FlashGpuPipelineOptions
                      "programs an SM where ptxas then spills nothing (needs "
                      "ptxas; off by default)"),
       llvm::cl::init(false)};
+  Option<int64_t> longCausalRows{
+      *this, "long-causal-rows",
+      llvm::cl::desc("flash-plan's long-causal-rows: a causal head-dim-128 "
+                     "op without mods runs the producer config from this "
+                     "many query rows on (a dynamic Sq: both kernels behind "
+                     "a branch), >= 0, 0 never"),
+      llvm::cl::init(2048)};
   Option<bool> keyBounds{
       *this, "key-bounds",
       llvm::cl::desc("flash-plan's and flash-tile's key-bounds: KV blocks "
