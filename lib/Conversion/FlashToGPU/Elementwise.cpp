@@ -93,8 +93,10 @@ LogicalResult KernelEmitter::lowerBody(Block &body, IRMapping &map) {
   // its maps; both read and write only the elements of the row they
   // compute), or a value with no registers (tensor.empty, scalars).
   auto rowLocal = [](Operation &op) {
-    if (isa<linalg::GenericOp>(op))
-      return true;
+    if (isa<linalg::GenericOp>(op)) {
+      Fragment::Kind kind = fragmentKind(op.getResult(0));
+      return kind != Fragment::Spread && kind != Fragment::Uniform;
+    }
     return isa<tensor::EmptyOp>(op) ||
            (llvm::none_of(op.getResultTypes(),
                           [](Type t) { return isa<ShapedType>(t); }) &&
@@ -195,14 +197,10 @@ Value KernelEmitter::selectScalar(Operation &op, IRMapping &m) {
   return {};
 }
 
-/// Clones `body` (but its terminator) through `m`, selecting each op;
-/// values from outside the body are lifted into the kernel. `skip` is not
-/// cloned (a final conversion done per register pair instead), nor is an
-/// op already mapped or, given `only`, one it rejects.
-static LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
-                               function_ref<Value(Value)> outside,
-                               function_ref<Value(Operation &)> select,
-                               function_ref<bool(Operation &)> only = {}) {
+LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
+                        function_ref<Value(Value)> outside,
+                        function_ref<Value(Operation &)> select,
+                        function_ref<bool(Operation &)> only) {
   for (Operation &op : body.without_terminator()) {
     // `skip`, and ops an earlier phase cloned (capture reads hoisted above
     // the score GEMM's wait).

@@ -362,18 +362,29 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
   if (isOpTriviallyDead(op))
     return success();
   if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return lowerFill(fill, map);
+    return fragmentKind(fill.getResult(0)) == Fragment::Uniform
+               ? lowerUniformFill(fill, map)
+               : lowerFill(fill, map);
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
     return lowerMatmul(matmul, map);
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
     if (!generic.hasPureTensorSemantics() || generic.getNumResults() != 1)
       return op->emitOpError("flash-to-gpu: a tile op computes one tensor");
+    Fragment::Kind kind = fragmentKind(generic.getResult(0));
+    if (kind == Fragment::Spread)
+      return lowerSpread(generic, map);
+    if (kind == Fragment::Uniform)
+      return lowerUniformReduction(generic, map);
     if (generic.getNumReductionLoops() == 0)
       return lowerElementwise(generic, map);
     return lowerRowReduction(generic, map);
   }
   if (auto store = dyn_cast<TileStoreOp>(op))
     return lowerStore(store, map);
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op))
+    return lowerExtract(extract, map);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return lowerIf(ifOp, map);
   if (isPipelineOp(op))
     return lowerPipelineOp(op, map);
   // The copy schedule issues the tile loads; tensor.empty is only a shape.

@@ -49,6 +49,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 
@@ -125,6 +127,11 @@ struct Fragment {
     /// The same, but each lane holds a part of a sum: the row's value is
     /// the quad's total (FA2's row sum l, reduced once in the epilogue).
     RowPartial,
+    /// A free [n] vector: register r holds element min(lane + 32 r, n - 1)
+    /// (the last element repeated in the lanes past it), in every warp.
+    Spread,
+    /// A 0-d value: one register, the same in every thread.
+    Uniform,
   };
   Kind kind = Acc;
   Type elt;
@@ -134,8 +141,17 @@ struct Fragment {
 };
 
 /// The Fragment::Kind of a register tile `v` by its #flash.frag layout
-/// (`acc`, `row`, `row_partial`; Layout.cpp).
+/// (`acc`, `row`, `row_partial`, `spread`, `uniform`; Layout.cpp).
 Fragment::Kind fragmentKind(Value v);
+
+/// Clones `body` (but its terminator) through `m`, selecting each op;
+/// values from outside the body are lifted into the kernel. `skip` is not
+/// cloned (a final conversion done per register pair instead), nor is an
+/// op already mapped or, given `only`, one it rejects (Elementwise.cpp).
+LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
+                        function_ref<Value(Value)> outside,
+                        function_ref<Value(Operation &)> select,
+                        function_ref<bool(Operation &)> only = {});
 /// Refuses (at the op) a tile of the attention grid `grid` without a
 /// #flash.frag layout, or with an MMA kind other than its config's.
 LogicalResult checkLayouts(GridOp grid);
@@ -413,6 +429,12 @@ private:
   /// whole softmax between the two GEMMs) is emitted one thread row at a
   /// time (Elementwise.cpp).
   LogicalResult lowerBody(Block &body, IRMapping &map);
+  // Free vectors, their reductions and scf.if over tiles (Uniform.cpp).
+  LogicalResult lowerSpread(linalg::GenericOp op, IRMapping &map);
+  LogicalResult lowerUniformReduction(linalg::GenericOp op, IRMapping &map);
+  LogicalResult lowerUniformFill(linalg::FillOp op, IRMapping &map);
+  LogicalResult lowerExtract(tensor::ExtractOp op, IRMapping &map);
+  LogicalResult lowerIf(scf::IfOp op, IRMapping &map);
   LogicalResult lowerStore(TileStoreOp op, IRMapping &map);
   /// Clones the scalar op `op` of a linalg body through `m` as one
   /// instruction where the GPU has one (exp2, fma, tanh, log, max).

@@ -30,6 +30,10 @@ Fragment::Kind fragmentKind(Value v) {
     return Fragment::Row;
   case FragKind::RowPartial:
     return Fragment::RowPartial;
+  case FragKind::Spread:
+    return Fragment::Spread;
+  case FragKind::Uniform:
+    return Fragment::Uniform;
   case FragKind::Acc:
   case FragKind::Smem:
     break;

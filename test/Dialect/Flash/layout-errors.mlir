@@ -4,7 +4,7 @@
 // encoding of; flash-assign-layouts refuses, at the op, a tile it has no
 // layout for.
 
-// expected-error @+1 {{#flash.frag<row_partial> is the layout of a 1-D [block_m] tile, not of a rank-2 tensor}}
+// expected-error @+1 {{#flash.frag<row_partial> is the layout of a 1-D tile, not of a rank-2 tensor}}
 func.func private @row_partial_2d(tensor<32x32xf32, #flash.frag<row_partial>>)
 
 // -----

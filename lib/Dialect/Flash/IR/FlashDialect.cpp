@@ -207,10 +207,15 @@ LogicalResult
 FragAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                          function_ref<InFlightDiagnostic()> emitError) const {
   StringRef name = stringifyFragKind(getKind());
-  size_t rank = isRowVector() ? 1 : 2;
+  size_t rank = getKind() == FragKind::Uniform                 ? 0
+                : isRowVector() || getKind() == FragKind::Spread ? 1
+                                                                 : 2;
   if (shape.size() != rank)
     return emitError() << "#flash.frag<" << name << "> is the layout of a "
-                       << (rank == 1 ? "1-D [block_m]" : "2-D") << " tile, not "
+                       << (rank == 0   ? "0-d"
+                           : rank == 1 ? "1-D"
+                                       : "2-D")
+                       << " tile, not "
                        << "of a rank-" << shape.size() << " tensor";
   if (getKind() == FragKind::RowPartial && !elementType.isF32())
     return emitError() << "#flash.frag<row_partial> holds parts of an f32 "

@@ -27,6 +27,7 @@
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
@@ -66,7 +67,8 @@ bool staysPartial(Value v, const DenseSet<Value> &partial) {
     auto loop = dyn_cast<KVLoopOp>(arg.getOwner()->getParentOp());
     return loop && arg.getArgNumber() != 0;
   }
-  if (v.getDefiningOp<KVLoopOp>())
+  // A KV loop's or an scf.if's result is its yielded values (tied).
+  if (v.getDefiningOp<KVLoopOp>() || v.getDefiningOp<scf::IfOp>())
     return true;
   auto generic = v.getDefiningOp<linalg::GenericOp>();
   if (!generic || generic.getNumDpsInits() != 1)
@@ -119,6 +121,7 @@ struct Assigner {
 
   LogicalResult collect();
   DenseSet<Value> findPartialSums();
+  DenseSet<Value> findSpread();
   LogicalResult run();
 };
 
@@ -139,11 +142,11 @@ LogicalResult Assigner::collect() {
     bool makesTile = llvm::any_of(op->getResultTypes(), [](Type t) {
       return isa<TensorType>(t);
     });
-    if (makesTile && !isa<linalg::LinalgOp, TileLoadOp, KVLoopOp,
+    if (makesTile && !isa<linalg::LinalgOp, TileLoadOp, KVLoopOp, scf::IfOp,
                           tensor::EmptyOp>(op)) {
       op->emitOpError("flash-assign-layouts: no layout rule for a tile made "
-                      "by this op (tiles come from linalg ops, tile loads "
-                      "and KV loops)");
+                      "by this op (tiles come from linalg ops, tile loads, "
+                      "KV loops and scf.if)");
       return WalkResult::interrupt();
     }
     for (Value r : op->getResults())
@@ -152,6 +155,10 @@ LogicalResult Assigner::collect() {
       for (OpOperand &init : linalgOp.getDpsInitsMutable())
         if (linalgOp.hasPureTensorSemantics() && !isShape(init.get()))
           tie(init.get(), linalgOp.getTiedOpResult(&init), op);
+    if (auto ifOp = dyn_cast<scf::IfOp>(op))
+      for (auto [i, result] : llvm::enumerate(ifOp.getResults()))
+        for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+          tie(result, region->front().getTerminator()->getOperand(i), op);
     if (auto loop = dyn_cast<KVLoopOp>(op)) {
       auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
       for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
@@ -201,10 +208,57 @@ DenseSet<Value> Assigner::findPartialSums() {
   return partial;
 }
 
+/// The 1-D classes that meet no 2-D tile and no other row vector: no value
+/// of the class is stored, is a KV loop's state or an scf.if's result, or
+/// is an operand or result of a linalg op with a rank-2 operand or with a
+/// 1-D operand outside such classes (a greatest fixed point). Their layout
+/// is free, and `spread` is the cheapest to reduce (one register per 32
+/// elements, every warp the same).
+DenseSet<Value> Assigner::findSpread() {
+  auto rankOf = [](Value x) {
+    auto type = dyn_cast<RankedTensorType>(x.getType());
+    return type ? type.getRank() : -1;
+  };
+  llvm::MapVector<Value, SmallVector<Value>> classes;
+  for (Value v : tiles)
+    if (rankOf(v) == 1)
+      classes[same.getOrInsertLeaderValue(v)].push_back(v);
+  DenseSet<Value> spread;
+  for (auto &[root, members] : classes)
+    spread.insert(members.begin(), members.end());
+  // Whether `op` keeps the 1-D values it touches out of `spread`.
+  auto binds = [&](Operation *op) {
+    if (!isa<linalg::LinalgOp>(op))
+      return true;
+    auto fixed = [&](Value x) {
+      return rankOf(x) == 2 || (rankOf(x) == 1 && !isShape(x) &&
+                                !spread.contains(x));
+    };
+    return llvm::any_of(op->getOperands(), fixed) ||
+           llvm::any_of(op->getResults(), fixed);
+  };
+  auto meets = [&](Value v) {
+    if (isa<BlockArgument>(v) || binds(v.getDefiningOp()))
+      return true;
+    return llvm::any_of(v.getUsers(), binds);
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto &[root, members] : classes)
+      if (spread.contains(members.front()) && llvm::any_of(members, meets)) {
+        for (Value v : members)
+          spread.erase(v);
+        changed = true;
+      }
+  }
+  return spread;
+}
+
 LogicalResult Assigner::run() {
   if (failed(collect()))
     return failure();
   DenseSet<Value> partial = findPartialSums();
+  DenseSet<Value> spread = findSpread();
   MLIRContext *ctx = grid.getContext();
   DenseMap<Value, FragAttr> layout;
   for (Value v : tiles) {
@@ -216,9 +270,12 @@ LogicalResult Assigner::run() {
       frag = FragAttr::get(ctx, FragKind::Acc, mma);
     else if (type.getRank() == 1)
       frag = FragAttr::get(ctx,
-                           partial.contains(v) ? FragKind::RowPartial
-                                               : FragKind::Row,
+                           spread.contains(v)    ? FragKind::Spread
+                           : partial.contains(v) ? FragKind::RowPartial
+                                                 : FragKind::Row,
                            MmaKind::None);
+    else if (type.getRank() == 0)
+      frag = FragAttr::get(ctx, FragKind::Uniform, MmaKind::None);
     Operation *where = v.getDefiningOp();
     if (!where)
       where = cast<BlockArgument>(v).getOwner()->getParentOp();

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TileMods.h"
+#include "UniformBlocks.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Dialect/Flash/Utils/MaskKeys.h"
@@ -196,8 +197,16 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   std::optional<MaskKeyBounds> derived;
   if (!op.getBlockMask() && keyBounds)
     derived = MaskKeyBounds::analyze(op);
+  // Without a hint, a mask_mod with a conjunct F(i) == G(j) (a document
+  // mask) has its blocks classified in the program (UniformBlocks.h). Not
+  // under FA3's ping-pong turns: flash-pingpong places them around the
+  // GEMMs of the loop body itself.
+  std::optional<UniformKeyTest> uniform;
+  if (!op.getBlockMask() && uniformBlocks && !config.getPingpong())
+    uniform = UniformKeyTest::analyze(op);
   std::optional<std::pair<int64_t, int64_t>> iterations =
-      countStaticIterations(op, config, derived.has_value());
+      countStaticIterations(op, config,
+                            derived.has_value() || uniform.has_value());
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -316,6 +325,13 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
               clip(ranges.nMax)};
   }
 
+  // The rows' range of the uniform-block test, once per program.
+  SmallVector<Value> modArgs = {b, head};
+  llvm::append_range(modArgs, op.getCaptures());
+  std::optional<UniformKeyTest::Rows> rowRange;
+  if (uniform)
+    rowRange = uniform->emitRows(rewriter, loc, modArgs, row0, bm, seqQ);
+
   // ALiBi and score_mod act on the logit: the tile ops then keep scores in
   // logit units (c = 1), as softcap does.
   UnitAttr logits = needsLogits(op) ? rewriter.getUnitAttr() : UnitAttr();
@@ -343,14 +359,41 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
     Value vBlock = TileLoadOp::create(rewriter, loc, tileOf(v, bn), v, b,
                                       kvHead, col0, seqK, table,
                                       /*slot=*/Value());
-    auto update = TileUpdateOp::create(
-        rewriter, loc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
-        vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,
-        rewriter.getF32FloatAttr(scale), op.getCausalAttr(), op.getWindowAttr(),
-        op.getSoftcapAttr(), masked ? rewriter.getUnitAttr() : UnitAttr(),
-        logits);
-    buildTileMods(rewriter, op, update, {b, head, seqQ, seqK}, withMaskMod);
-    YieldOp::create(rewriter, loc, update.getResults());
+    auto makeUpdate = [&](bool withMod) {
+      auto update = TileUpdateOp::create(
+          rewriter, loc, TypeRange{accType, rowType, rowType}, qBlock, kBlock,
+          vBlock, args[0], args[1], args[2], row0, col0, seqQ, seqK,
+          rewriter.getF32FloatAttr(scale), op.getCausalAttr(),
+          op.getWindowAttr(), op.getSoftcapAttr(),
+          masked ? rewriter.getUnitAttr() : UnitAttr(), logits);
+      buildTileMods(rewriter, op, update, {b, head, seqQ, seqK}, withMod);
+      return update;
+    };
+    if (!uniform || !withMaskMod) {
+      YieldOp::create(rewriter, loc, makeUpdate(withMaskMod).getResults());
+    } else {
+      // A block the test rules out contributes nothing (the mask is an and
+      // of it); one it keeps whole runs the mask_mod without it.
+      UniformKeyTest::Blocks cls = uniform->emitBlock(
+          rewriter, loc, modArgs, *rowRange, col0, bn, seqK);
+      auto skip = scf::IfOp::create(rewriter, loc, TypeRange(stateTypes),
+                                    cls.empty, /*withElseRegion=*/true);
+      rewriter.setInsertionPointToStart(&skip.getThenRegion().front());
+      scf::YieldOp::create(rewriter, loc, args.take_front(3));
+      rewriter.setInsertionPointToStart(&skip.getElseRegion().front());
+      auto whole = scf::IfOp::create(rewriter, loc, TypeRange(stateTypes),
+                                     cls.full, /*withElseRegion=*/true);
+      scf::YieldOp::create(rewriter, loc, whole.getResults());
+      rewriter.setInsertionPointToStart(&whole.getThenRegion().front());
+      TileUpdateOp kept = makeUpdate(!uniform->isWholeMask());
+      if (!uniform->isWholeMask())
+        uniform->dropFrom(kept.getMaskMod());
+      scf::YieldOp::create(rewriter, loc, kept.getResults());
+      rewriter.setInsertionPointToStart(&whole.getElseRegion().front());
+      scf::YieldOp::create(rewriter, loc, makeUpdate(true).getResults());
+      rewriter.setInsertionPointAfter(skip);
+      YieldOp::create(rewriter, loc, skip.getResults());
+    }
     (masked ? numMaskedLoops : numUnmaskedLoops) += 1;
     state = loop.getResults();
   };

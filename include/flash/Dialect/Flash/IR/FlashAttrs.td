@@ -76,7 +76,9 @@ def Flash_FragKind : I32EnumAttr<"FragKind", "where a GPU tile value lives", [
     I32EnumAttrCase<"Acc", 0, "acc">,
     I32EnumAttrCase<"Row", 1, "row">,
     I32EnumAttrCase<"RowPartial", 2, "row_partial">,
-    I32EnumAttrCase<"Smem", 3, "smem">]> {
+    I32EnumAttrCase<"Smem", 3, "smem">,
+    I32EnumAttrCase<"Spread", 4, "spread">,
+    I32EnumAttrCase<"Uniform", 5, "uniform">]> {
   let cppNamespace = "::mlir::flash";
   let genSpecializedAttr = 0;
 }
@@ -107,6 +109,8 @@ def Flash_FragAttr : Flash_Attr<"Frag", "frag",
     | `row_partial` | `[block_m]` f32 | the same registers, but each lane of the quad holds a part of a sum; the row's value is the quad's total (FA2's row sum l, reduced once in the epilogue) |
     | `smem, mma_sync` | `[rows, d]` (16-bit) | shared memory, 16-byte chunks XOR-swizzled by the row, read by ldmatrix |
     | `smem, wgmma` | `[rows, d]` (16-bit) | shared memory in wgmma's 128-byte-swizzle canonical layout (64-element panels), read through matrix descriptors |
+    | `spread` | `[n]`, any element type | element e in register e / 32 of lane e % 32, the same in every warp (a 1-D tile that meets no 2-D one: a key or row id vector reduced to a scalar) |
+    | `uniform` | `[]` (0-d) | one register, the same value in every thread (a reduction of a `spread` tile) |
 
     Two reads change nothing in memory and are part of the layouts'
     meaning, so they need no conversion op:

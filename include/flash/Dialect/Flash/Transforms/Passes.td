@@ -271,6 +271,16 @@ def FlashTile : Pass<"flash-tile"> {
       two rows (checked per program) falls back to masking every block.
       `key-bounds=false` turns this off (every block then runs the
       mask_mod, as without a hint).
+    * without a hint, a mask_mod with a conjunct `F(b, h, i) == G(b, h, j)`
+      (F not reading j, G not reading i: a document mask `doc[i] ==
+      doc[j]`) has every block it masks element-wise classified in the
+      program (`UniformBlocks.h`): F's minimum and maximum over the
+      program's rows once, and per block an `scf.if` on the block's G
+      values: all outside [min, max] skips the block (the update is not
+      run), all equal to the rows' one value runs the update without the
+      conjunct; the rest run the mask_mod. Exact for any ids (sorted or
+      not). Not under ping-pong configs. Off by default: flash-lower-to-cpu
+      turns it on; the GPU lowering is not measured yet.
 
     The ops must carry a `#flash.config` (run `flash-plan` first). For
     static shapes the grid carries `flash.masked_iterations` and
@@ -282,6 +292,10 @@ def FlashTile : Pass<"flash-tile"> {
     Option<"keyBounds", "key-bounds", "bool", /*default=*/"true",
            "Skip and keep whole the KV blocks that a mask_mod's own key "
            "tests rule out or keep (MaskKeys.h)">,
+    Option<"uniformBlocks", "uniform-blocks", "bool", /*default=*/"false",
+           "Classify each KV block by a mask_mod conjunct F(i) == G(j) in "
+           "the program: skip the blocks it rules out, run the ones it keeps "
+           "whole without it (UniformBlocks.h)">,
   ];
   let statistics = [
     Statistic<"numTiled", "num-tiled", "flash.attention ops tiled">,

@@ -1,0 +1,224 @@
+//===- UniformBlocks.cpp - KV blocks a key-equality mask keeps or drops whole ===//
+//
+// The analysis of a mask_mod for a conjunct F(i) == G(j) and the tile-level
+// IR that classifies a program's rows and each KV block by it (see
+// UniformBlocks.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "UniformBlocks.h"
+#include "flash/Dialect/Flash/Utils/TileArith.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::flash;
+
+namespace {
+
+// The mask_mod's block arguments: b, h, i, j, then the captures.
+constexpr unsigned kRowArg = 2, kKeyArg = 3;
+
+/// The ops of `body` that `v` is computed from, or failure when one of them
+/// has a region (its uses inside it are not followed here).
+FailureOr<SetVector<Operation *>> sliceOf(Block *body, Value v) {
+  SetVector<Operation *> slice;
+  SmallVector<Value> work = {v};
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || !slice.insert(def))
+      continue;
+    if (def->getNumRegions() != 0)
+      return failure();
+    llvm::append_range(work, def->getOperands());
+  }
+  return slice;
+}
+
+/// Whether `v` reads the block argument `arg` of `body`.
+bool reads(Block *body, Value v, unsigned arg) {
+  Value a = body->getArgument(arg);
+  if (v == a)
+    return true;
+  FailureOr<SetVector<Operation *>> slice = sliceOf(body, v);
+  return failed(slice) || llvm::any_of(*slice, [&](Operation *op) {
+           return llvm::is_contained(op->getOperands(), a);
+         });
+}
+
+/// The leaves of the and-tree of i1 `v` in `body`, left to right.
+void conjuncts(Block *body, Value v, SmallVectorImpl<Value> &leaves) {
+  if (auto andOp = v.getDefiningOp<arith::AndIOp>();
+      andOp && andOp->getBlock() == body) {
+    conjuncts(body, andOp.getLhs(), leaves);
+    conjuncts(body, andOp.getRhs(), leaves);
+    return;
+  }
+  leaves.push_back(v);
+}
+
+/// A 1-D or 0-d linalg.generic; `body` gets the block arguments.
+Value generic(OpBuilder &b, Location loc, ValueRange inputs, Value init,
+              bool reduce,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(1, ctx);
+  AffineMap scalar = AffineMap::get(1, 0, {}, ctx);
+  SmallVector<AffineMap> maps(inputs.size(), id);
+  maps.push_back(reduce ? scalar : id);
+  auto op = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      {reduce ? utils::IteratorType::reduction : utils::IteratorType::parallel},
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return op.getResult(0);
+}
+
+/// A 0-d tensor holding `v`.
+Value scalarTile(OpBuilder &b, Location loc, Value v) {
+  Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
+                                        v.getType());
+  return linalg::FillOp::create(b, loc, v, empty).getResult(0);
+}
+
+Value extract(OpBuilder &b, Location loc, Value tile) {
+  return tensor::ExtractOp::create(b, loc, tile, ValueRange{});
+}
+
+} // namespace
+
+std::optional<UniformKeyTest> UniformKeyTest::analyze(AttentionOp op) {
+  Region &mask = op.getMaskMod();
+  if (mask.empty())
+    return std::nullopt;
+  Block *body = &mask.front();
+  Value root = body->getTerminator()->getOperand(0);
+  SmallVector<Value> leaves;
+  conjuncts(body, root, leaves);
+  for (Value leaf : leaves) {
+    auto test = leaf.getDefiningOp<arith::CmpIOp>();
+    if (!test || test->getBlock() != body ||
+        test.getPredicate() != arith::CmpIPredicate::eq)
+      continue;
+    auto isRowSide = [&](Value v) { return !reads(body, v, kKeyArg); };
+    auto isKeySide = [&](Value v) {
+      return reads(body, v, kKeyArg) && !reads(body, v, kRowArg);
+    };
+    bool rowOnLhs;
+    if (isRowSide(test.getLhs()) && isKeySide(test.getRhs()))
+      rowOnLhs = true;
+    else if (isRowSide(test.getRhs()) && isKeySide(test.getLhs()))
+      rowOnLhs = false;
+    else
+      continue;
+    unsigned position = 0;
+    for (Operation &o : *body) {
+      if (&o == test.getOperation())
+        break;
+      ++position;
+    }
+    return UniformKeyTest(body, test, rowOnLhs, leaf == root, position);
+  }
+  return std::nullopt;
+}
+
+Value UniformKeyTest::cloneSide(OpBuilder &b, Value side, ValueRange modArgs,
+                                Value at, bool isRow) const {
+  IRMapping map;
+  map.map(body->getArgument(0), modArgs[0]);
+  map.map(body->getArgument(1), modArgs[1]);
+  map.map(body->getArgument(isRow ? kRowArg : kKeyArg), at);
+  for (auto [arg, capture] :
+       llvm::zip(body->getArguments().drop_front(4), modArgs.drop_front(2)))
+    map.map(arg, capture);
+  SetVector<Operation *> slice = *sliceOf(body, side);
+  for (Operation &op : *body)
+    if (slice.contains(&op))
+      b.clone(op, map);
+  return map.lookupOrDefault(side);
+}
+
+UniformKeyTest::Rows UniformKeyTest::emitRows(OpBuilder &b, Location loc,
+                                              ValueRange modArgs, Value row0,
+                                              int64_t bm, Value seqQ) const {
+  IndexBuilder ib{b, loc};
+  Value side = rowOnLhs ? test.getLhs() : test.getRhs();
+  Value lastRow = ib.sub(seqQ, ib.c(1));
+  Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{bm},
+                                        side.getType());
+  Value f = generic(b, loc, {}, empty, /*reduce=*/false,
+                    [&](OpBuilder &nb, Location nloc, ValueRange) {
+                      IndexBuilder nib{nb, nloc};
+                      Value r = linalg::IndexOp::create(nb, nloc, 0);
+                      Value i = nib.min(nib.add(row0, r), lastRow);
+                      return cloneSide(nb, side, modArgs, i, /*isRow=*/true);
+                    });
+  // The program's first row is valid: its F is an element, the init of
+  // both (idempotent) reductions.
+  Value init = scalarTile(b, loc, cloneSide(b, side, modArgs, row0, true));
+  auto reduce = [&](auto tag) {
+    using OpTy = decltype(tag);
+    return extract(
+        b, loc,
+        generic(b, loc, {f}, init, /*reduce=*/true,
+                [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+                  return OpTy::create(nb, nloc, a[0], a[1]);
+                }));
+  };
+  return {reduce(arith::MinSIOp()), reduce(arith::MaxSIOp())};
+}
+
+UniformKeyTest::Blocks
+UniformKeyTest::emitBlock(OpBuilder &b, Location loc, ValueRange modArgs,
+                          const Rows &rows, Value col0, int64_t bn,
+                          Value seqK) const {
+  IndexBuilder ib{b, loc};
+  Value side = rowOnLhs ? test.getRhs() : test.getLhs();
+  Value lastCol = ib.sub(seqK, ib.c(1));
+  Value empty = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{bn},
+                                        side.getType());
+  Value g = generic(b, loc, {}, empty, /*reduce=*/false,
+                    [&](OpBuilder &nb, Location nloc, ValueRange) {
+                      IndexBuilder nib{nb, nloc};
+                      Value c = linalg::IndexOp::create(nb, nloc, 0);
+                      Value j = nib.min(nib.add(col0, c), lastCol);
+                      return cloneSide(nb, side, modArgs, j, /*isRow=*/false);
+                    });
+  Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value init = scalarTile(b, loc, yes);
+  using P = arith::CmpIPredicate;
+  auto all = [&](function_ref<Value(OpBuilder &, Location, Value)> test) {
+    return extract(
+        b, loc,
+        generic(b, loc, {g}, init, /*reduce=*/true,
+                [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+                  return arith::AndIOp::create(nb, nloc, a[1],
+                                               test(nb, nloc, a[0]));
+                }));
+  };
+  // Every key's G is the rows' one value: the test holds on the block.
+  Value allEqual = all([&](OpBuilder &nb, Location nloc, Value x) -> Value {
+    return arith::CmpIOp::create(nb, nloc, P::eq, x, rows.lo);
+  });
+  Value oneRowValue = arith::CmpIOp::create(b, loc, P::eq, rows.lo, rows.hi);
+  // Every key's G lies outside [lo, hi]: it equals no row's F.
+  Value allOutside = all([&](OpBuilder &nb, Location nloc, Value x) -> Value {
+    Value below = arith::CmpIOp::create(nb, nloc, P::slt, x, rows.lo);
+    Value above = arith::CmpIOp::create(nb, nloc, P::sgt, x, rows.hi);
+    return arith::OrIOp::create(nb, nloc, below, above);
+  });
+  return {allOutside, arith::AndIOp::create(b, loc, oneRowValue, allEqual)};
+}
+
+void UniformKeyTest::dropFrom(Region &mask) const {
+  Block &clone = mask.front();
+  Operation *op = &*std::next(clone.begin(), position);
+  OpBuilder b(op);
+  Value yes = arith::ConstantOp::create(b, op->getLoc(), b.getBoolAttr(true));
+  op->getResult(0).replaceAllUsesWith(yes);
+  op->erase();
+}

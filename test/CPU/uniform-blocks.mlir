@@ -1,0 +1,204 @@
+// flash-tile's uniform blocks (UniformBlocks.h) on the CPU path: a mask_mod
+// with a conjunct F(i) == G(j) has each KV block classified in the program
+// (skipped when every key's G misses the rows' F range, run without the
+// conjunct when every key's G is the rows' one F), the rest element-wise.
+// flash-run checks each against the double reference, which evaluates the
+// whole mask_mod at every (i, j). The query ids and the key ids are
+// separate captures drawn four ways: sorted ids of 3 documents (blocks of
+// all three kinds), one document (every block full), unsorted ids in
+// [0, 2) (mostly partial) and 40 sorted documents (mostly empty blocks, and
+// rows that see no key: O = 0, LSE = -inf). Both layouts and GQA / MQA;
+// docmask_halves has the key side on the left and arithmetic on both
+// sides, docmask_window the conjunct beside a key bound (the full blocks
+// keep the window), docmask_causal_split causal with split-KV, and
+// docmask_shifted a key side that reads i (not the form: element-wise).
+// RUN: flash-opt %s --flash-split-kv --flash-tile=uniform-blocks=true | FileCheck %s --check-prefix=IR
+
+// RUN: flash-run %s --seed=13 --func=docmask --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:3@BxSq --capture=docs:3@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:3@BxSq --capture=docs:3@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=const:5@BxSq --capture=const:5@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=const:5@BxSq --capture=const:5@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=randint:0,2@BxSq --capture=randint:0,2@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=randint:0,2@BxSq --capture=randint:0,2@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:40@BxSq --capture=docs:40@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:40@BxSq --capture=docs:40@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_halves --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:3@BxSq --capture=docs:3@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_halves --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=const:5@BxSq --capture=const:5@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_halves --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=randint:0,2@BxSq --capture=randint:0,2@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_halves --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:40@BxSq --capture=docs:40@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_window --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:3@BxSq --capture=docs:3@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_window --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=const:5@BxSq --capture=const:5@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_window --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=randint:0,2@BxSq --capture=randint:0,2@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_window --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:40@BxSq --capture=docs:40@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_causal_split --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:3@BxSq --capture=docs:3@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_causal_split --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:3@BxSq --capture=docs:3@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_causal_split --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=const:5@BxSq --capture=const:5@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_causal_split --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=const:5@BxSq --capture=const:5@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_causal_split --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=randint:0,2@BxSq --capture=randint:0,2@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_causal_split --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=randint:0,2@BxSq --capture=randint:0,2@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_causal_split --layout=bhsd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:40@BxSq --capture=docs:40@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_causal_split --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:40@BxSq --capture=docs:40@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_shifted --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:3@BxSq --capture=docs:3@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_shifted --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=const:5@BxSq --capture=const:5@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_shifted --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=randint:0,2@BxSq --capture=randint:0,2@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+// RUN: flash-run %s --seed=13 --func=docmask_shifted --layout=bshd --tol=1e-5 \
+// RUN:   --shapes='2,4,2,1,1;2,4,2,1,77;2,4,2,17,17;2,4,2,37,100;1,4,2,100,37;3,4,2,64,64;1,8,1,33,129;1,2,1,150,161' --capture=docs:40@BxSq --capture=docs:40@BxSk \
+// RUN:   | FileCheck %s --check-prefix=ALL8
+
+// ALL8-NOT: FAIL
+// ALL8: flash-run: 8/8 cases passed
+
+// Four classified functions (one scf.if pair per KV loop), and the one
+// whose key side reads i is not.
+// IR-LABEL: func.func @docmask(
+// IR: linalg.generic {{.*}} iterator_types = ["reduction"]
+// IR: flash.kv_loop
+// IR: arith.cmpi eq, %in, %[[LO:[a-z_0-9]+]] : i32
+// IR: %[[ALLEQ:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// IR: %[[ONE:.*]] = arith.cmpi eq, %[[LO]], %[[HI:[a-z_0-9]+]] : i32
+// IR: arith.cmpi slt, %in, %[[LO]]
+// IR: arith.cmpi sgt, %in, %[[HI]]
+// IR: %[[SKIP:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
+// IR-NEXT: %[[WHOLE:.*]] = arith.andi %[[ONE]], %[[ALLEQ]] : i1
+// IR-NEXT: scf.if %[[SKIP]] -> (tensor<16x32xf32>, tensor<16xf32>, tensor<16xf32>) {
+// IR-NEXT: scf.yield %arg
+// IR-NEXT: } else {
+// IR-NEXT: scf.if %[[WHOLE]]
+// IR-NEXT: flash.tile_update {{.*}} : tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<16xf32>, tensor<16xf32>{{$}}
+// IR: } else {
+// IR-NEXT: flash.tile_update {{.*}} mask_mod
+// IR-LABEL: func.func @docmask_window(
+// IR: scf.if
+// IR: scf.if
+// IR-NEXT: flash.tile_update {{.*}} mask_mod
+// IR-NOT: arith.cmpi eq
+// IR: %[[KEPT:.*]] = arith.andi %{{.*}}, %true
+// IR-NEXT: flash.yield %[[KEPT]]
+// IR-LABEL: func.func @docmask_shifted(
+// IR-NOT: scf.if
+// IR: return
+
+func.func @docmask(%q: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %dq: memref<?x?xi32>, %dk: memref<?x?xi32>, %o: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32>) {
+  flash.attention ins(%q, %k, %v : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>) captures(%dq, %dk : memref<?x?xi32>, memref<?x?xi32>) outs(%o, %lse : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?xf32>)
+      {config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %r0: memref<?x?xi32>, %r1: memref<?x?xi32>):
+        %di = memref.load %r0[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %r1[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
+
+func.func @docmask_halves(%q: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %dq: memref<?x?xi32>, %dk: memref<?x?xi32>, %o: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32>) {
+  flash.attention ins(%q, %k, %v : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>) captures(%dq, %dk : memref<?x?xi32>, memref<?x?xi32>) outs(%o, %lse : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?xf32>)
+      {config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %r0: memref<?x?xi32>, %r1: memref<?x?xi32>):
+        %di = memref.load %r0[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %r1[%b, %j] : memref<?x?xi32>
+        %c2 = arith.constant 2 : i32
+        %hi = arith.divsi %di, %c2 : i32
+        %hj = arith.divsi %dj, %c2 : i32
+        %same = arith.cmpi eq, %hj, %hi : i32
+        flash.yield %same : i1
+      }
+  return
+}
+
+func.func @docmask_window(%q: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %dq: memref<?x?xi32>, %dk: memref<?x?xi32>, %o: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32>) {
+  flash.attention ins(%q, %k, %v : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>) captures(%dq, %dk : memref<?x?xi32>, memref<?x?xi32>) outs(%o, %lse : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?xf32>)
+      {config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %r0: memref<?x?xi32>, %r1: memref<?x?xi32>):
+        %di = memref.load %r0[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %r1[%b, %j] : memref<?x?xi32>
+        %d = arith.subi %i, %j : index
+        %c20 = arith.constant 20 : index
+        %near = arith.cmpi sle, %d, %c20 : index
+        %same = arith.cmpi eq, %di, %dj : i32
+        %both = arith.andi %near, %same : i1
+        flash.yield %both : i1
+      }
+  return
+}
+
+func.func @docmask_causal_split(%q: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %dq: memref<?x?xi32>, %dk: memref<?x?xi32>, %o: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32>) {
+  flash.attention ins(%q, %k, %v : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>) captures(%dq, %dk : memref<?x?xi32>, memref<?x?xi32>) outs(%o, %lse : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?xf32>)
+      {causal, config = #flash.config<block_m = 16, block_n = 32, warps = 1, stages = 2, splits = 3>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %r0: memref<?x?xi32>, %r1: memref<?x?xi32>):
+        %di = memref.load %r0[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %r1[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
+
+func.func @docmask_shifted(%q: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %dq: memref<?x?xi32>, %dk: memref<?x?xi32>, %o: memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32>) {
+  flash.attention ins(%q, %k, %v : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>) captures(%dq, %dk : memref<?x?xi32>, memref<?x?xi32>) outs(%o, %lse : memref<?x?x?x32xf32, strided<[?, ?, ?, 1], offset: ?>>, memref<?x?x?xf32>)
+      {config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 2>} mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %r0: memref<?x?xi32>, %r1: memref<?x?xi32>):
+        %di = memref.load %r0[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %r1[%b, %j] : memref<?x?xi32>
+        %ii = arith.index_cast %i : index to i32
+        %c7 = arith.constant 7 : i32
+        %m = arith.remsi %ii, %c7 : i32
+        %dshift = arith.addi %dj, %m : i32
+        %same = arith.cmpi eq, %di, %dshift : i32
+        flash.yield %same : i1
+      }
+  return
+}
