@@ -97,7 +97,7 @@ class CudaTimer:
         return gpu_state()
 
 
-def inputs(kind, b, h, sq, sk, d):
+def inputs(kind, b, h, sq, sk, d, docs=None):
     """The timing's tensors for a mods kind (gpu-mods-check.py's: bf16 Q, K,
     V from a generator seeded b * h + sq, then the kind's random captures),
     on the GPU: (q, k, v, mods, generator), the generator left where the
@@ -107,7 +107,8 @@ def inputs(kind, b, h, sq, sk, d):
     gen.manual_seed(b * h + sq)
     q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda", dtype=torch.bfloat16)
                for s in (sq, sk, sk))
-    return q, k, v, _mods_check().Mods(kind, b, h, sq, sk, "cuda", gen, 0, 30.0), gen
+    return q, k, v, _mods_check().Mods(kind, b, h, sq, sk, "cuda", gen, 0, 30.0,
+                                       docs=docs), gen
 
 
 def measure_pair(run, timer, rounds, warm_ms, sample_ms, samples):
@@ -223,6 +224,9 @@ def main(argv=None):
     p.add_argument("--sample-ms", type=float, default=25.0)
     p.add_argument("--samples", type=int, default=8)
     p.add_argument("--dims", default="64,128")
+    p.add_argument("--docs", default="random",
+                   help="document masks' ids, comma-separated: random (1 to 300 tokens "
+                        "each), one (one document: every block whole) or N (N tokens each)")
     p.add_argument("--base-artifacts",
                    help="the library a BASE of @base names (its mods-manifest.json)")
     p.add_argument("--out")
@@ -266,8 +270,12 @@ def main(argv=None):
                         else f"mods_{bk}{suffix}")
                 if mine not in kernels or base not in kernels:
                     continue
-                for (b, h, sq, sk) in M.TIMING_SHAPES:
-                    q, k, v, mods, gen = inputs(kind, b, h, sq, sk, d)
+                doc_modes = (a.docs.split(",") if kind.startswith("docmask")
+                             else ["random"])
+                for (b, h, sq, sk), docs in ((s, m) for s in M.TIMING_SHAPES
+                                             for m in doc_modes):
+                    q, k, v, mods, gen = inputs(kind, b, h, sq, sk, d,
+                                                None if docs == "random" else docs)
                     base_mods = (mods if bk == "@base" else
                                  M.Mods(bk, b, h, sq, sk, "cuda", gen, 0, 30.0))
                     out = torch.empty_like(q)
@@ -277,7 +285,7 @@ def main(argv=None):
                            "plain": lambda: kb(q, k, v, out=out, lse=lse,
                                                captures=base_mods.captures)}
                     row = measure_pair(run, timer, a.rounds, a.warm_ms, a.sample_ms, a.samples)
-                    row.update(mine=mine, base=base, shape=[b, h, sq, sk])
+                    row.update(mine=mine, base=base, shape=[b, h, sq, sk], docs=docs)
                     rows.append(row)
 
                     def clock(side):
@@ -289,7 +297,7 @@ def main(argv=None):
                         r = "/".join(sorted({x["reasons"] for x in st}))
                         return f"{c:.0f} MHz {w:.0f} W reasons {r}"
                     sr = row["steady_ratios"]
-                    print(f"maskbar {mine} / {base} B={b} H={h} S={sq}x{sk}: short "
+                    print(f"maskbar {mine} / {base} B={b} H={h} S={sq}x{sk} docs={docs}: short "
                           f"{row['short_ratio']:.3f}, steady {row['steady_ratio']:.3f} "
                           f"[{min(sr):.3f}, {max(sr):.3f}] ({row['mask_ms']:.3f} / "
                           f"{row['plain_ms']:.3f} ms); {kind} {clock('mask')}; "

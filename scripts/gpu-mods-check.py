@@ -63,6 +63,7 @@ from flashmlir.blockmask import doc_block_mask  # noqa: E402  (the hint of a doc
 PAIRS = [(1, 1), (1, 300), (17, 17), (113, 255), (255, 113), (128, 128), (1000, 1024),
          (1024, 1024), (2048, 2048)]
 QUICK_PAIRS = [(17, 17), (113, 255), (255, 113), (1024, 1024)]
+DOC_PAIRS = [(255, 113), (1000, 1024), (2048, 2048)]
 GQAS = [(8, 8), (8, 2), (8, 1)]
 # Documents of 1 to max(4, S / 3) tokens, capped here: at least ~3 per
 # sequence, so that blocks mix documents; prefix-LM prefixes up to Sk.
@@ -90,7 +91,7 @@ class Mods:
     positions, b the batch, h the query head."""
 
     def __init__(self, kind, b, hq, sq, sk, device, gen, radius, softcap, block_rows=128,
-                 one_doc=None):
+                 one_doc=None, docs=None):
         import torch
         # gen-mods-variants.py --configs: the same modification, another config.
         kind = _gen_variants().split_config(kind)[0]
@@ -110,8 +111,10 @@ class Mods:
             s = max(sq, sk)
             longest = min(MAX_DOC, max(4, s // 3))
             lengths = torch.randint(1, longest + 1, (b, s), generator=gen, device=device)
-            if one_doc:
+            if one_doc or docs == "one":
                 lengths.fill_(s)
+            elif docs is not None:  # documents of `docs` tokens each
+                lengths.fill_(int(docs))
             starts = torch.cumsum(lengths, dim=1)  # doc d covers [starts[d-1], starts[d])
             pos = torch.arange(s, device=device).expand(b, s).contiguous()
             doc = torch.searchsorted(starts, pos, right=True).to(torch.int32)
@@ -159,11 +162,13 @@ class Mods:
 class Case:
     """One case, in the fields bench/correctness.py's helpers read."""
 
-    def __init__(self, idx, entry, b, hq, hkv, sq, sk, layout):
+    def __init__(self, idx, entry, b, hq, hkv, sq, sk, layout, docs=None):
         self.idx, self.entry = idx, entry
         self.batch, self.hq, self.hkv, self.sq, self.sk, self.layout = b, hq, hkv, sq, sk, layout
         self.large = False
-        self.name = (f"{entry['func']} B={b} Hq={hq} Hkv={hkv} Sq={sq} Sk={sk} {layout}")
+        self.docs = docs
+        self.name = (f"{entry['func']} B={b} Hq={hq} Hkv={hkv} Sq={sq} Sk={sk} {layout}"
+                     + (f" docs={docs}" if docs is not None else ""))
         self.seed = zlib.crc32(self.name.encode())
 
     def as_dict(self):
@@ -185,6 +190,15 @@ def make_cases(entries, quick, sanitize=False):
             layout = "bshd" if n % 2 else "bhsd"
             b = 2 if sq * sk <= 1 << 20 else 1
             cases.append(Case(len(cases), e, b, hq, hkv, sq, sk, layout))
+        if e["kind"] in ("docmask", "docmask_bm"):
+            # flash-tile's uniform blocks: one document (every block whole)
+            # and documents of 160 tokens (blocks whole, empty and mixed
+            # side by side), beside the random documents above.
+            for n, (sq, sk) in enumerate(DOC_PAIRS):
+                for docs in ("one", 160):
+                    hq, hkv = GQAS[n % len(GQAS)]
+                    cases.append(Case(len(cases), e, 1, hq, hkv, sq, sk,
+                                      "bshd" if n % 2 else "bhsd", docs))
     return cases
 
 
@@ -206,7 +220,8 @@ def prepare_case(kernel, case, radius, softcap, device, guard, why):
     gen = torch.Generator(device=device)
     gen.manual_seed(case.seed + 1)
     mods = Mods(case.entry["kind"], case.batch, case.hq, case.sq, case.sk, device, gen,
-                radius, softcap, case.entry.get("block_mask_rows", 128))
+                radius, softcap, case.entry.get("block_mask_rows", 128),
+                docs=getattr(case, "docs", None))
 
     def call():
         return C.guarded_call(
@@ -572,6 +587,7 @@ def main(argv=None):
                    help="comma-separated kinds for --base-artifacts (default docmask_bm)")
     p.add_argument("--ab-only", action="store_true",
                    help="with --base-artifacts: only the A/B timing (no correctness, no pairs)")
+    p.add_argument("--kinds", help="comma-separated kinds to check (default: every kernel)")
     p.add_argument("--self-test", action="store_true")
     a = p.parse_args(argv)
     log = print
@@ -583,6 +599,10 @@ def main(argv=None):
     import flashmlir
     gv = _gen_variants()
     entries = C.common.read_manifest(a.artifacts, a.manifest)
+    if a.kinds:
+        entries = [e for e in entries if e["kind"] in a.kinds.split(",")]
+        if not entries:
+            p.error(f"--kinds {a.kinds}: no such kernel in the manifest")
     kernels = {e["func"]: flashmlir.Kernel(e["path"], e["func"]) for e in entries}
     results = []
     run = run_sanitize_case if a.sanitize else run_case

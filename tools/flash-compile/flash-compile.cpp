@@ -86,6 +86,13 @@ static llvm::cl::opt<bool> keyBounds(
                    "key tests rule out or keep (default on; off measures the "
                    "element-wise mask on every block)"),
     llvm::cl::init(true), llvm::cl::cat(category));
+static llvm::cl::opt<bool> uniformBlocks(
+    "uniform-blocks",
+    llvm::cl::desc("Decide per KV block, in the program, whether a "
+                   "mask_mod conjunct F(i) == G(j) (a document mask) skips "
+                   "it, keeps it whole or is evaluated element-wise "
+                   "(default on; off: element-wise on every block)"),
+    llvm::cl::init(true), llvm::cl::cat(category));
 static llvm::cl::opt<int64_t> longCausalRows(
     "long-causal-rows",
     llvm::cl::desc("Query rows from which a causal head-dim-128 op without "
@@ -208,6 +215,7 @@ static int compile(StringRef inputName, StringRef outName,
   options.splitMinEfficiency = splitMinEfficiency;
   options.producerRegs = producerRegs;
   options.keyBounds = keyBounds;
+  options.uniformBlocks = uniformBlocks;
   options.longCausalRows = longCausalRows;
   options.occupancy = occupancy.getNumOccurrences()
                           ? occupancy

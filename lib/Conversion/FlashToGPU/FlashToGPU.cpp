@@ -255,7 +255,10 @@ FailureOr<TiledAttention> matchGrid(GridOp grid) {
         return loop.emitOpError("flash-to-gpu: every KV loop must read the "
                                 "same K/V plane");
       WalkResult effects = loop.getBody().walk([&](Operation *inner) {
-        if (readsAtMost(inner) || isPipelineOp(inner))
+        // An scf.if (flash-tile's uniform blocks) has the effects of its
+        // nested ops, which this walk visits.
+        if (readsAtMost(inner) || isPipelineOp(inner) ||
+            inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
           return WalkResult::advance();
         inner->emitOpError("flash-to-gpu: unexpected op with memory effects "
                            "in a KV loop");

@@ -64,6 +64,21 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   if (Value mapped = map.lookupOrNull(v))
     return mapped;
   Operation *def = v.getDefiningOp();
+  // A value from above the scf.if being lowered (e.g. a constant that
+  // canonicalize hoisted out of both branches) is lifted before the
+  // kernel's scf.if: lifted inside one branch, its mapping would not
+  // dominate the other.
+  if (!ifScopes.empty()) {
+    auto [src, dst] = ifScopes.back();
+    if (!src->isAncestor(def ? def : v.getParentBlock()->getParentOp())) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(dst);
+      ifScopes.pop_back();
+      Value lifted = lift(v, map);
+      ifScopes.push_back({src, dst});
+      return lifted;
+    }
+  }
   if (def && def->hasTrait<OpTrait::ConstantLike>()) {
     Operation *clone = b.clone(*def);
     map.map(v, clone->getResult(0));

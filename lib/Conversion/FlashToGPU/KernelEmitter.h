@@ -544,6 +544,10 @@ private:
   int64_t curLoopIndex = 0;
   IRMapping *outerMap = nullptr;
   Operation *curFor = nullptr;
+  /// The scf.if's being lowered, innermost last: (the tile-level op, the
+  /// kernel's). A value defined above one is lifted before its kernel op,
+  /// so that both branches and what follows see it.
+  SmallVector<std::pair<Operation *, Operation *>> ifScopes;
   /// With a producer warpgroup: the role split, whose else region holds
   /// the consumers' code.
   Operation *consumerRole = nullptr;

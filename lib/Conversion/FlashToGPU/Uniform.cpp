@@ -18,6 +18,8 @@
 
 #include "KernelEmitter.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 using namespace mlir;
 using namespace mlir::flash;
 
@@ -197,6 +199,8 @@ LogicalResult KernelEmitter::lowerIf(scf::IfOp op, IRMapping &map) {
     outs.push_back(std::move(f));
   }
   auto ifOp = scf::IfOp::create(b, loc, types, cond, /*withElseRegion=*/true);
+  ifScopes.push_back({op, ifOp});
+  llvm::scope_exit popScope([&] { ifScopes.pop_back(); });
   for (auto [from, to] : {std::pair(&op.getThenRegion(), &ifOp.getThenRegion()),
                           {&op.getElseRegion(), &ifOp.getElseRegion()}}) {
     OpBuilder::InsertionGuard guard(b);

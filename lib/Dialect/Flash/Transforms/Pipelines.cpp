@@ -160,9 +160,7 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   pm.addPass(createFlashSplitKV(split));
   FlashTileOptions tile;
   tile.keyBounds = options.keyBounds;
-  // The GPU lowering of uniform blocks (Uniform.cpp) compiles but has not
-  // run on the H200 yet: off in the GPU pipeline until it is measured.
-  tile.uniformBlocks = false;
+  tile.uniformBlocks = options.uniformBlocks; // Uniform.cpp lowers it.
   pm.addPass(createFlashTile(tile));
   // The one statement of the online softmax, as on the CPU; then where each
   // of its tiles lives in the kernel (#flash.frag), which flash-to-gpu reads

@@ -86,6 +86,13 @@ struct FlashGpuPipelineOptions
                      "that a mask_mod's own key tests rule out are skipped "
                      "and those they keep whole run no mask_mod"),
       llvm::cl::init(true)};
+  Option<bool> uniformBlocks{
+      *this, "uniform-blocks",
+      llvm::cl::desc("flash-tile's uniform-blocks: a mask_mod conjunct "
+                     "F(i) == G(j) (a document mask) decides per KV block, "
+                     "in the program, whether it is skipped, run without "
+                     "the conjunct or run element-wise"),
+      llvm::cl::init(true)};
 };
 
 /// Checks every option of `options` (chip from getSupportedChips(), format,

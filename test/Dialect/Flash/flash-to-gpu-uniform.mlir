@@ -1,0 +1,59 @@
+// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts | FileCheck %s --check-prefix=LAYOUT
+// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-pingpong --flash-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts --canonicalize --cse --flash-pipeline-kv --canonicalize --cse --flash-pingpong --flash-to-gpu="chip=sm_90a" | FileCheck %s
+
+// flash-tile's uniform blocks (UniformBlocks.h) on the GPU: the document
+// ids of the program's rows and of each KV block's keys are 1-D tiles that
+// no MMA fixes, #flash.frag<spread> (element e in register e / 32 of lane
+// e % 32, every warp the same), their min/max/and reductions 0-d
+// #flash.frag<uniform>; the scf.if's over the block's update carry the
+// accumulator tiles in their own layouts. flash-to-gpu reduces the i1
+// tests with vote.sync (the branch is then uniform across the warpgroup,
+// so wgmma may sit inside it) and the i32 min/max with xor shuffles.
+
+!F = memref<?x?x?x64xbf16>
+// LAYOUT-LABEL: func.func @docmask
+// LAYOUT: linalg.generic {{.*}} outs(%{{.*}} : tensor<64xi32, #flash.frag<spread>>)
+// LAYOUT: linalg.generic {{.*}} ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i32, #flash.frag<uniform>>)
+// LAYOUT: tensor.extract %{{.*}}[] : tensor<i32, #flash.frag<uniform>>
+// LAYOUT: flash.kv_loop
+// LAYOUT: ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i1, #flash.frag<uniform>>)
+// LAYOUT: tensor.extract %{{.*}}[] : tensor<i1, #flash.frag<uniform>>
+// LAYOUT: ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i1, #flash.frag<uniform>>)
+// LAYOUT: %[[EMPTY:.*]] = tensor.extract %{{.*}}[] : tensor<i1, #flash.frag<uniform>>
+// LAYOUT: scf.if %[[EMPTY]] -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
+// LAYOUT-NEXT: scf.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf32, #flash.frag<acc, wgmma>>
+// LAYOUT: scf.if %{{.*}} -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
+
+// The program's rows: min and max of the row ids by five xor shuffles each.
+// CHECK-LABEL: gpu.func @docmask_kernel
+// CHECK-COUNT-5: gpu.shuffle  xor {{.*}} : i32
+// CHECK-NEXT: arith.minsi %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: scf.for
+// CHECK-COUNT-5: gpu.shuffle  xor {{.*}} : i32
+// CHECK-NEXT: arith.maxsi %{{.*}}, %{{.*}} : i32
+// Per KV block: the whole test and the empty test, one vote each, then the
+// skip, and inside it the whole-block update (no id compare) and the
+// element-wise one.
+// CHECK: scf.for
+// CHECK: nvvm.vote.sync  all
+// CHECK: %[[SKIP:.*]] = nvvm.vote.sync  all
+// CHECK: scf.if %[[SKIP]] -> (f32
+// CHECK-NEXT: scf.yield
+// CHECK: scf.if %{{.*}} -> (f32
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
+// CHECK: } else {
+// CHECK: nvvm.wgmma.mma_async
+// CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
+func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
+  flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc : memref<?x?xi32>) outs(%o : !F)
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
