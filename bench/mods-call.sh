@@ -14,7 +14,8 @@
 # Usage: bench/mods-call.sh ART [BASE] [OUTDIR]   (OUTDIR default $OUT/mods)
 # Environment: STEPS (default check,memcheck,racecheck,maskbar), SAN_KINDS
 # (default docmask,docmask_bm), PAIRS (default docmask:plain,docmask:@base),
-# DIMS (default 64), DOCS (default random,one,160).
+# DIMS (default 64), DOCS (default random,one,160), MASKBAR_ARGS (more
+# bench/maskbar.py options, e.g. --rounds 2).
 set -u
 cd "$(dirname "$0")/.."
 ART=$1 BASE=${2:-} R=${3:-${OUT:-/tmp}/mods}
@@ -45,6 +46,6 @@ done
 case $steps in *,maskbar,*)
   run maskbar 300 python3 bench/maskbar.py --artifacts "$ART" ${BASE:+--base-artifacts "$BASE"} \
     --pairs "${PAIRS:-docmask:plain,docmask:@base}" --dims "${DIMS:-64}" \
-    --docs "${DOCS:-random,one,160}" --out "$R/maskbar.json"
+    --docs "${DOCS:-random,one,160}" ${MASKBAR_ARGS:-} --out "$R/maskbar.json"
   grep '^maskbar' "$R/maskbar.log";; esac
 exit $rc

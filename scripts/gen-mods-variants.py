@@ -117,7 +117,7 @@ CONFIG_SUFFIXES = {
 TILE_KINDS = {64: tuple(f"{k}{t}" for t in ("_s3", "_n32", "_n128", "_m128")
                         for k in ("plain", "docmask", "prefixlm"))}
 CONFIG_KINDS = {128: ("plain_p", "docmask_w12", "prefixlm_w12", "plain_pp", "docmask_pp",
-                      "prefixlm_pp", "docmask_pc", "prefixlm_pc"),
+                      "prefixlm_pp", "docmask_pc", "prefixlm_pc", "docmask_p"),
                 64: ("plain_p", "docmask_p", "prefixlm_p", "plain_q", "docmask_q",
                      "prefixlm_q", "plain_pp", "docmask_pp", "prefixlm_pp", "plain_qp",
                      "docmask_qp", "prefixlm_qp")}

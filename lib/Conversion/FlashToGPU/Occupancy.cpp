@@ -102,10 +102,11 @@ std::string withMinPrograms(StringRef ptx,
   return out;
 }
 
-/// ptxas -v on `ptx` for `entries`; the report, or an error at `at`.
+/// ptxas -v on `ptx` for `entries`; the report, or an error at `at`
+/// (failure without a diagnostic when `quiet`).
 FailureOr<llvm::StringMap<PtxasReport>>
 runPtxas(Operation *at, StringRef tool, StringRef chip, StringRef ptx,
-         ArrayRef<StringRef> entries) {
+         ArrayRef<StringRef> entries, bool quiet = false) {
   SmallString<128> input, log, output;
   if (llvm::sys::fs::createTemporaryFile("flash-occupancy", "ptx", input) ||
       llvm::sys::fs::createTemporaryFile("flash-occupancy", "log", log) ||
@@ -135,6 +136,8 @@ runPtxas(Operation *at, StringRef tool, StringRef chip, StringRef ptx,
                                      &message);
   auto text = llvm::MemoryBuffer::getFile(log);
   StringRef report = text ? (*text)->getBuffer() : StringRef();
+  if (rc != 0 && quiet)
+    return failure();
   if (rc != 0)
     return at->emitError("flash-occupancy: '")
            << tool << "' failed" << (message.empty() ? "" : ": ") << message
@@ -283,15 +286,32 @@ void FlashOccupancyPass::runOnOperation() {
       SmallVector<StringRef> asked;
       for (const auto &entry : want)
         asked.push_back(entry.getKey());
-      FailureOr<llvm::StringMap<PtxasReport>> probe = runPtxas(
-          gpuModule, tool, nvvm.getChip(), withMinPrograms(ptx, want), asked);
-      if (failed(probe))
-        return signalPassFailure();
+      FailureOr<llvm::StringMap<PtxasReport>> probe =
+          runPtxas(gpuModule, tool, nvvm.getChip(), withMinPrograms(ptx, want),
+                   asked, /*quiet=*/true);
+      // A request ptxas cannot meet at all (C7600: register allocation
+      // failed at the count it implies) fails the whole run: then ask each
+      // kernel alone, so that its failure is its own "no".
+      llvm::StringMap<PtxasReport> reports;
+      if (succeeded(probe)) {
+        reports = std::move(*probe);
+      } else {
+        for (StringRef name : asked) {
+          llvm::StringMap<int64_t> one;
+          one[name] = want.lookup(name);
+          FailureOr<llvm::StringMap<PtxasReport>> single =
+              runPtxas(gpuModule, tool, nvvm.getChip(),
+                       withMinPrograms(ptx, one), {name}, /*quiet=*/true);
+          if (succeeded(single))
+            if (auto it = single->find(name); it != single->end())
+              reports[name] = it->second;
+        }
+      }
       llvm::StringMap<int64_t> next;
       for (const auto &entry : want) {
         StringRef name = entry.getKey();
-        auto report = probe->find(name);
-        bool ok = report != probe->end() && report->second.registers >= 0 &&
+        auto report = reports.find(name);
+        bool ok = report != reports.end() && report->second.registers >= 0 &&
                   report->second.spillBytes == 0 &&
                   byRegisters(name, report->second.registers) >=
                       entry.getValue();

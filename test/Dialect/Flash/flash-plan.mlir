@@ -2,6 +2,7 @@
 // RUN: flash-opt %s -split-input-file --flash-plan="sm=80 smem-kb=163" | FileCheck %s --check-prefix=SM80
 // RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true" | FileCheck %s --check-prefix=WG
 // RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true long-causal-rows=0" | FileCheck %s --check-prefix=NOLONG
+// RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true uniform-blocks=true" | FileCheck %s --check-prefix=UB
 
 // flash-plan records FA2's launch configuration per head dim, keeps a
 // hand-written one, and picks 64 x 64 for head dim 256 when the Q block plus
@@ -44,6 +45,14 @@ func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tens
 // CHECK: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
 // CHECK: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
+// With uniform-blocks (flash-tile decides a document mask's blocks in the
+// program), the non-causal one runs without turns; causal and hinted are
+// unchanged.
+// UB-LABEL: func.func @d128_mask_mod
+// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
+// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
+// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
+// UB: config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>
 // WG-LABEL: func.func @d128_mask_mod
 // WG: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
 // WG: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
@@ -191,4 +200,37 @@ func.func @long_causal(%q: !D, %k: !D, %v: !D, %o: !D, %ql: !L, %ol: !L, %qh: !H
   %r = flash.attention ins(%t, %t, %t : tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>, tensor<?x?x?x128xbf16>) {causal} -> tensor<?x?x?x128xbf16>
   flash.attention ins(%q, %k, %v : !D, !D, !D) alibi(%s : memref<?xf32>) outs(%o : !D) {causal}
   return %r : tensor<?x?x?x128xbf16>
+}
+
+// -----
+
+// Head dim 64 with a document mask: 64 x 64 as unmasked, 128 x 64 on two
+// warpgroups with uniform-blocks (a program's block decisions serve 128
+// rows); a mask_mod without an F(i) == G(j) conjunct keeps 64 x 64.
+// WG-LABEL: func.func @d64_docmask
+// WG: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>
+// WG: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>
+// UB-LABEL: func.func @d64_docmask
+// UB: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true>
+// UB: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>
+func.func @d64_docmask(%q: memref<?x8x?x64xbf16>, %k: memref<?x8x?x64xbf16>, %v: memref<?x8x?x64xbf16>, %doc: memref<?x?xi32>, %o: memref<?x8x?x64xbf16>) {
+  flash.attention ins(%q, %k, %v : memref<?x8x?x64xbf16>, memref<?x8x?x64xbf16>, memref<?x8x?x64xbf16>)
+      captures(%doc : memref<?x?xi32>) outs(%o : memref<?x8x?x64xbf16>)
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  flash.attention ins(%q, %k, %v : memref<?x8x?x64xbf16>, memref<?x8x?x64xbf16>, memref<?x8x?x64xbf16>)
+      captures(%doc : memref<?x?xi32>) outs(%o : memref<?x8x?x64xbf16>)
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %p = memref.load %d[%b, %i] : memref<?x?xi32>
+        %jj = arith.index_cast %j : index to i32
+        %vis = arith.cmpi slt, %jj, %p : i32
+        flash.yield %vis : i1
+      }
+  return
 }

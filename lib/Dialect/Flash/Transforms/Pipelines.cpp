@@ -151,6 +151,7 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   plan.smemPerBlockKB = chip.smemKB;
   plan.wgmma = chip.archSpecific && chip.sm == 90;
   plan.keyBounds = options.keyBounds;
+  plan.uniformBlocks = options.uniformBlocks;
   plan.longCausalRows = options.longCausalRows;
   pm.addPass(createFlashPlan(plan));
   FlashSplitKVOptions split;
