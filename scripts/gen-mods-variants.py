@@ -263,9 +263,10 @@ def entries(dims, block_mask=False, configs=False, tiles=False):
         for kind in kinds + extra:
             for causal in (False, True):
                 # (the d128 extras compare non-causal configs only, but
-                # for the ping-pong ones)
+                # for the ping-pong ones and docmask_p)
                 if causal and (kind.startswith("prefixlm") or kind in ("causalmod", "windowmod", "window32") or
-                               (kind in extra and d == 128 and not kind.endswith("_pp"))):
+                               (kind in extra and d == 128 and
+                                not kind.endswith(("_pp", "docmask_p")))):
                     continue
                 yield kind, d, causal
 

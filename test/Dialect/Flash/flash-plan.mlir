@@ -46,11 +46,11 @@ func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tens
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
 // CHECK: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>
 // With uniform-blocks (flash-tile decides a document mask's blocks in the
-// program), the non-causal one runs without turns; causal and hinted are
+// program), causal or not, it runs without turns; hinted ones are
 // unchanged.
 // UB-LABEL: func.func @d128_mask_mod
 // UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
-// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
+// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
 // UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
 // UB: config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>
 // WG-LABEL: func.func @d128_mask_mod

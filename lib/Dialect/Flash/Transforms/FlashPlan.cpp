@@ -202,11 +202,12 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;
           pingpong = unhinted;
           // Uniform blocks (not under turns, which flash-pingpong places
-          // around the loop body's GEMMs): non-causal, 0.40-0.41x the
-          // unmasked kernel over random documents and 1.055x over one
-          // document, against 1.00x and 1.07-1.11x with turns and the mask
-          // on every block (session 22, call 4). Causal was not measured.
-          if (uniform && !op.getCausal())
+          // around the loop body's GEMMs): 0.40-0.41x the unmasked kernel
+          // over random documents and 1.055x over one document, against
+          // 1.00x and 1.07-1.11x with turns and the mask on every block;
+          // causal 0.44-0.49x and 1.10-1.11x against 1.08-1.10x and 1.15x
+          // (bench/results/2026-12-04-h200-session22-call{4,6}-*).
+          if (uniform)
             pingpong = false;
         }
         // Long causal rows (long-causal-rows): the producer config without

@@ -135,8 +135,8 @@ def FlashPlan : Pass<"flash-plan"> {
     Option<"uniformBlocks", "uniform-blocks", "bool", /*default=*/"false",
            "Plan a mask_mod with a conjunct F(i) == G(j) (UniformBlocks.h) "
            "for flash-tile's uniform-blocks (the same value): with wgmma, "
-           "head dim 64 gets 128 x 64 with 8 warps, a non-causal head dim "
-           "128 the producer config without ping-pong turns">,
+           "head dim 64 gets 128 x 64 with 8 warps, head dim 128 the "
+           "producer config without ping-pong turns">,
     Option<"longCausalRows", "long-causal-rows", "int64_t",
            /*default=*/"2048",
            "With wgmma: a plain causal op at head dim 128 with at least this "
