@@ -26,7 +26,9 @@ of `@base` times the kind against the same function of --base-artifacts'
 library (an A/B of two builds of one kernel, with the same protocol); a
 BASE ending in `@causal` times the kind's non-causal kernel against the
 base kind's causal one (`causalmod:plain@causal`: causal written as a
-mask_mod against the causal attribute). Shapes: those
+mask_mod against the causal attribute); a BASE that is the kind under
+another config (`docmask_p:docmask`) reads the same captures. --docs picks
+a document mask's ids (random, one, or N tokens a document). Shapes: those
 of gpu-mods-check.py's timing (4x16x4k, 1x16x16k), head dims 64/128, causal
 and not, the same random documents for both protocols.
 """
@@ -276,8 +278,11 @@ def main(argv=None):
                                              for m in doc_modes):
                     q, k, v, mods, gen = inputs(kind, b, h, sq, sk, d,
                                                 None if docs == "random" else docs)
-                    base_mods = (mods if bk == "@base" else
-                                 M.Mods(bk, b, h, sq, sk, "cuda", gen, 0, 30.0))
+                    # The same modification under another config (or
+                    # build) reads the same captures: the same documents.
+                    split = M._gen_variants().split_config
+                    base_mods = (mods if bk == "@base" or split(bk)[0] == split(kind)[0]
+                                 else M.Mods(bk, b, h, sq, sk, "cuda", gen, 0, 30.0))
                     out = torch.empty_like(q)
                     lse = torch.empty(b, h, sq, device="cuda")
                     km, kb = kernels[mine], kernels[base]

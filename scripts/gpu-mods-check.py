@@ -88,10 +88,12 @@ class Mods:
     float32 (or bf16, for the baseline) statement of what the MLIR regions
     of gen-mods-variants.py compute, in the op's order: ALiBi, score_mod,
     then the mask (causal / window AND mask_mod). i, j are the query and key
-    positions, b the batch, h the query head."""
+    positions, b the batch, h the query head. A document mask's ids: `docs`
+    None draws random documents, "one" puts every token in one document,
+    and N makes documents of N tokens each."""
 
     def __init__(self, kind, b, hq, sq, sk, device, gen, radius, softcap, block_rows=128,
-                 one_doc=None, docs=None):
+                 docs=None):
         import torch
         # gen-mods-variants.py --configs: the same modification, another config.
         kind = _gen_variants().split_config(kind)[0]
@@ -111,7 +113,7 @@ class Mods:
             s = max(sq, sk)
             longest = min(MAX_DOC, max(4, s // 3))
             lengths = torch.randint(1, longest + 1, (b, s), generator=gen, device=device)
-            if one_doc or docs == "one":
+            if docs == "one":
                 lengths.fill_(s)
             elif docs is not None:  # documents of `docs` tokens each
                 lengths.fill_(int(docs))
@@ -221,7 +223,7 @@ def prepare_case(kernel, case, radius, softcap, device, guard, why):
     gen.manual_seed(case.seed + 1)
     mods = Mods(case.entry["kind"], case.batch, case.hq, case.sq, case.sk, device, gen,
                 radius, softcap, case.entry.get("block_mask_rows", 128),
-                docs=getattr(case, "docs", None))
+                docs=case.docs)
 
     def call():
         return C.guarded_call(
@@ -366,7 +368,8 @@ def timing(kernels, log, rounds=5, base_kernels=None, ab_kinds=(), pairs=True):
             gen.manual_seed(b * h + sq)
             q, k, v = (torch.randn(b, h, s, d, generator=gen, device="cuda",
                                    dtype=torch.bfloat16) for s in (sq, sk, sk))
-            mods = Mods(mine, b, h, sq, sk, "cuda", gen, 0, 30.0, one_doc=one_doc)
+            mods = Mods(mine, b, h, sq, sk, "cuda", gen, 0, 30.0,
+                        docs="one" if one_doc else None)
             # the baseline on the same documents (the same kind under
             # another config or build takes the same captures)
             same = split(base) == split(mine)

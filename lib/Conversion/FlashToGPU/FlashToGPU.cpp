@@ -49,18 +49,15 @@ static bool samePlane(TileLoadOp a, TileLoadOp b) {
          a.getBlockTable() == b.getBlockTable();
 }
 
-/// True when `op` has no memory effect but reads (unknown effects count).
+/// True when `op` (with its nested ops, where its effects are theirs: an
+/// scf.if) has no memory effect but reads (unknown effects count).
 static bool readsAtMost(Operation *op) {
-  if (isMemoryEffectFree(op))
-    return true;
-  auto iface = dyn_cast<MemoryEffectOpInterface>(op);
-  if (!iface)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> effects;
-  iface.getEffects(effects);
-  return llvm::all_of(effects, [](const MemoryEffects::EffectInstance &e) {
-    return isa<MemoryEffects::Read>(e.getEffect());
-  });
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  return effects &&
+         llvm::all_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+           return isa<MemoryEffects::Read>(e.getEffect());
+         });
 }
 
 /// The K and V tile reads of a KV loop: the B operands of its matmuls,
@@ -255,10 +252,7 @@ FailureOr<TiledAttention> matchGrid(GridOp grid) {
         return loop.emitOpError("flash-to-gpu: every KV loop must read the "
                                 "same K/V plane");
       WalkResult effects = loop.getBody().walk([&](Operation *inner) {
-        // An scf.if (flash-tile's uniform blocks) has the effects of its
-        // nested ops, which this walk visits.
-        if (readsAtMost(inner) || isPipelineOp(inner) ||
-            inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        if (readsAtMost(inner) || isPipelineOp(inner))
           return WalkResult::advance();
         inner->emitOpError("flash-to-gpu: unexpected op with memory effects "
                            "in a KV loop");
