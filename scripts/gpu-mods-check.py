@@ -64,6 +64,9 @@ PAIRS = [(1, 1), (1, 300), (17, 17), (113, 255), (255, 113), (128, 128), (1000, 
          (1024, 1024), (2048, 2048)]
 QUICK_PAIRS = [(17, 17), (113, 255), (255, 113), (1024, 1024)]
 DOC_PAIRS = [(255, 113), (1000, 1024), (2048, 2048)]
+# More keys than one chunk of flash-tile's scan of a program's keys (3072,
+# UniformBlocks.h): random documents too.
+LONG_DOC_PAIRS = [(257, 7001), (3100, 3100)]
 GQAS = [(8, 8), (8, 2), (8, 1)]
 # Documents of 1 to max(4, S / 3) tokens, capped here: at least ~3 per
 # sequence, so that blocks mix documents; prefix-LM prefixes up to Sk.
@@ -201,6 +204,12 @@ def make_cases(entries, quick, sanitize=False):
                     hq, hkv = GQAS[n % len(GQAS)]
                     cases.append(Case(len(cases), e, 1, hq, hkv, sq, sk,
                                       "bshd" if n % 2 else "bhsd", docs))
+            if not quick:
+                for n, (sq, sk) in enumerate(LONG_DOC_PAIRS):
+                    for docs in (None, "one", 160):
+                        hq, hkv = GQAS[(n + 1) % len(GQAS)]
+                        cases.append(Case(len(cases), e, 1, hq, hkv, sq, sk,
+                                          "bhsd" if n % 2 else "bshd", docs))
     return cases
 
 

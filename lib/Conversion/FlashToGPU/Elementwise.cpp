@@ -95,7 +95,8 @@ LogicalResult KernelEmitter::lowerBody(Block &body, IRMapping &map) {
   auto rowLocal = [](Operation &op) {
     if (isa<linalg::GenericOp>(op)) {
       Fragment::Kind kind = fragmentKind(op.getResult(0));
-      return kind != Fragment::Spread && kind != Fragment::Uniform;
+      return kind != Fragment::Spread && kind != Fragment::Cta &&
+             kind != Fragment::Uniform;
     }
     return isa<tensor::EmptyOp>(op) ||
            (llvm::none_of(op.getResultTypes(),

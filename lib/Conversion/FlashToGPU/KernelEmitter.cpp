@@ -13,11 +13,12 @@
 
 #include "KernelEmitter.h"
 
-#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/ScopeExit.h"
@@ -309,6 +310,35 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   if (t.lseStore)
     lsePlane = planeOf(t.lseStore.getIndices(), lse, map);
 
+  // Tile values that the runs' bounds depend on (the scan of a hint read
+  // off the keys, UniformBlocks.h) are computed first: the pipeline's first
+  // copies need those bounds. Scalars are lifted where they are used.
+  DenseSet<Operation *> early;
+  {
+    BackwardSliceOptions options;
+    options.omitUsesFromAbove = false;
+    options.filter = [&](Operation *op) {
+      return t.grid->isProperAncestor(op);
+    };
+    SetVector<Operation *> slice;
+    for (KVLoopOp loop : t.loops)
+      for (Value bound : {loop.getLower(), loop.getUpper()})
+        (void)getBackwardSlice(bound, &slice, options);
+    auto shaped = [](Type type) { return isa<ShapedType>(type); };
+    for (Operation &op : t.grid.getBody().front().without_terminator()) {
+      if (&op == t.pipelineStart)
+        break;
+      if (!slice.contains(&op) ||
+          (op.getNumRegions() == 0 &&
+           llvm::none_of(op.getOperandTypes(), shaped) &&
+           llvm::none_of(op.getResultTypes(), shaped)))
+        continue;
+      if (failed(lowerOp(&op, map)))
+        return failure();
+      early.insert(&op);
+    }
+  }
+
   // The KV sequence of every loop: trip count, and the block start of
   // iteration j (cloned from the loop body with the iv mapped to j).
   trips.clear();
@@ -349,6 +379,8 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   // computations are lifted where they are used; the Q tile is in flight.
   int64_t li = 0;
   for (Operation &op : t.grid.getBody().front().without_terminator()) {
+    if (early.contains(&op))
+      continue;
     if (isa<KVLoopOp>(op)) {
       if (failed(emitKVLoop(li++, map)))
         return failure();
@@ -377,16 +409,21 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
   if (isOpTriviallyDead(op))
     return success();
   if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return fragmentKind(fill.getResult(0)) == Fragment::Uniform
-               ? lowerUniformFill(fill, map)
-               : lowerFill(fill, map);
+    switch (fragmentKind(fill.getResult(0))) {
+    case Fragment::Uniform:
+    case Fragment::Spread:
+    case Fragment::Cta:
+      return lowerUniformFill(fill, map);
+    default:
+      return lowerFill(fill, map);
+    }
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
     return lowerMatmul(matmul, map);
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
     if (!generic.hasPureTensorSemantics() || generic.getNumResults() != 1)
       return op->emitOpError("flash-to-gpu: a tile op computes one tensor");
     Fragment::Kind kind = fragmentKind(generic.getResult(0));
-    if (kind == Fragment::Spread)
+    if (kind == Fragment::Spread || kind == Fragment::Cta)
       return lowerSpread(generic, map);
     if (kind == Fragment::Uniform)
       return lowerUniformReduction(generic, map);
@@ -400,6 +437,8 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
     return lowerExtract(extract, map);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return lowerIf(ifOp, map);
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    return lowerFor(forOp, map);
   if (isPipelineOp(op))
     return lowerPipelineOp(op, map);
   // The copy schedule issues the tile loads; tensor.empty is only a shape.

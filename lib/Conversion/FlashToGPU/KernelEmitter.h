@@ -130,6 +130,9 @@ struct Fragment {
     /// A free [n] vector: register r holds element min(lane + 32 r, n - 1)
     /// (the last element repeated in the lanes past it), in every warp.
     Spread,
+    /// A free [n] vector, n a multiple of the program's threads T:
+    /// register r holds element tid + T r (each element in one thread).
+    Cta,
     /// A 0-d value: one register, the same in every thread.
     Uniform,
   };
@@ -198,7 +201,7 @@ public:
 
   int64_t smemBytes() const { return config.getKernelSharedMemoryBytes(d); }
   /// Threads per program: the consumers plus the producer warpgroup.
-  int64_t launchThreads() const { return threads + (ws ? 128 : 0); }
+  int64_t launchThreads() const { return config.getProgramThreads(); }
   /// The setmaxnreg counts of the producer and the consumer warpgroups
   /// (getRegisterSplit of the config's producer_regs, else flash-to-gpu's
   /// producer-regs).
@@ -432,9 +435,16 @@ private:
   // Free vectors, their reductions and scf.if over tiles (Uniform.cpp).
   LogicalResult lowerSpread(linalg::GenericOp op, IRMapping &map);
   LogicalResult lowerUniformReduction(linalg::GenericOp op, IRMapping &map);
+  /// A fill of a uniform, spread or cta tile.
   LogicalResult lowerUniformFill(linalg::FillOp op, IRMapping &map);
   LogicalResult lowerExtract(tensor::ExtractOp op, IRMapping &map);
   LogicalResult lowerIf(scf::IfOp op, IRMapping &map);
+  /// An scf.for of the grid (a scan before the KV loops) carrying spread or
+  /// cta tiles as registers.
+  LogicalResult lowerFor(scf::ForOp op, IRMapping &map);
+  /// A cta reduction's warp totals combined across the program's warps
+  /// through shared memory (Uniform.cpp).
+  Value combineWarps(Value warpTotal, Operation *combineOp);
   LogicalResult lowerStore(TileStoreOp op, IRMapping &map);
   /// Clones the scalar op `op` of a linalg body through `m` as one
   /// instruction where the GPU has one (exp2, fma, tanh, log, max).
@@ -554,6 +564,9 @@ private:
   /// A flash.pipeline_drain was met: lowered before the epilogue's first
   /// shared-memory write.
   bool drainPending = false;
+  /// The K/V pipeline has started (its first copies may be in flight into
+  /// shared memory): no cta reduction may use the Q tile's bytes after it.
+  bool pipelineStarted = false;
 };
 
 } // namespace mlir::flash::gpu_kernel

@@ -32,6 +32,8 @@ Fragment::Kind fragmentKind(Value v) {
     return Fragment::RowPartial;
   case FragKind::Spread:
     return Fragment::Spread;
+  case FragKind::Cta:
+    return Fragment::Cta;
   case FragKind::Uniform:
     return Fragment::Uniform;
   case FragKind::Acc:

@@ -10,9 +10,15 @@
 // or, min, max): the init and the repeated element are then taken any
 // number of times. Every warp holds the same elements, so the result is
 // the same in every thread without a barrier, which is what lets an scf.if
-// on it branch around warpgroup-wide work (a KV block's GEMMs). An scf.if
-// carries its tiles as registers: each branch is lowered in its own block
-// and yields its tiles' registers in the results' layouts.
+// on it branch around warpgroup-wide work (a KV block's GEMMs). A cta [n]
+// vector (n a multiple of the program's T threads) puts element e in
+// register e / T of thread e % T: each element is computed once in the
+// program, and its reductions meet across warps in shared memory, so only
+// before the K/V pipeline starts (a scan of the program's keys). An integer
+// sum is exact there and in a spread tile of a multiple of 32 elements (no
+// element repeated). An scf.if or a program-level scf.for carries its tiles
+// as registers: each region is lowered in its own block and yields its
+// tiles' registers in the results' layouts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,9 +37,16 @@ LogicalResult KernelEmitter::lowerUniformFill(linalg::FillOp op,
   if (!v)
     return failure();
   Fragment f;
-  f.kind = Fragment::Uniform;
+  f.kind = fragmentKind(op.getResult(0));
   f.elt = v.getType();
-  f.regs = {v};
+  // A 0-d tile is one register; a spread or cta [n] tile one per 32 (per
+  // program's threads) elements, each holding the value.
+  int64_t regs = 1;
+  if (f.kind != Fragment::Uniform) {
+    int64_t n = cast<RankedTensorType>(op.getResult(0).getType()).getDimSize(0);
+    regs = llvm::divideCeil(n, f.kind == Fragment::Cta ? launchThreads() : 32);
+  }
+  f.regs.assign(regs, v);
   frags[op.getResult(0)] = std::move(f);
   return success();
 }
@@ -59,25 +72,33 @@ LogicalResult KernelEmitter::lowerSpread(linalg::GenericOp op,
       !body.getArgument(op.getNumDpsInputs()).use_empty())
     return op.emitOpError("flash-to-gpu: a spread tile op maps its inputs "
                           "element by element and does not read its init");
+  Fragment::Kind kind = fragmentKind(result);
   SmallVector<const Fragment *> ins;
   for (Value in : op.getDpsInputs()) {
     auto it = frags.find(in);
-    if (it == frags.end() || it->second.kind != Fragment::Spread)
-      return op.emitOpError("flash-to-gpu: a spread tile op reads spread "
-                            "tiles");
+    if (it == frags.end() || it->second.kind != kind)
+      return op.emitOpError("flash-to-gpu: a spread (cta) tile op reads "
+                            "spread (cta) tiles");
     ins.push_back(&it->second);
   }
   int64_t n = type.getDimSize(0);
+  // spread: 32 elements a register, one per lane, in every warp; cta: one
+  // per thread of the program.
+  bool cta = kind == Fragment::Cta;
+  int64_t span = cta ? launchThreads() : 32;
+  if (cta && n % span != 0)
+    return op.emitOpError("flash-to-gpu: a cta tile of ")
+           << n << " elements over " << span << " threads";
   Fragment out;
-  out.kind = Fragment::Spread;
+  out.kind = kind;
   out.elt = type.getElementType();
   Value yielded = body.getTerminator()->getOperand(0);
-  for (int64_t r = 0; r * 32 < n; ++r) {
+  for (int64_t r = 0; r * span < n; ++r) {
     IRMapping m;
     for (auto [arg, in] : llvm::zip(body.getArguments(), ins))
       m.map(arg, in->regs[r]);
-    Value e = add(lane, c(32 * r));
-    if ((r + 1) * 32 > n)
+    Value e = add(cta ? tid : lane, c(span * r));
+    if ((r + 1) * span > n)
       e = arith::MinUIOp::create(b, loc, e, c(n - 1));
     for (auto index : body.getOps<linalg::IndexOp>())
       m.map(index.getResult(), e);
@@ -101,25 +122,43 @@ LogicalResult KernelEmitter::lowerUniformReduction(linalg::GenericOp op,
   Value yielded = body.getTerminator()->getOperand(0);
   BlockArgument accArg = body.getArguments().back();
   Operation *combineOp = yielded.getDefiningOp();
-  bool idempotent =
+  bool combines =
       combineOp && combineOp->getBlock() == &body &&
       isa<arith::AndIOp, arith::OrIOp, arith::MinSIOp, arith::MaxSIOp,
-          arith::MinUIOp, arith::MaxUIOp>(combineOp) &&
-      llvm::count(combineOp->getOperands(), accArg) == 1 &&
-      accArg.hasOneUse();
-  if (op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 1 ||
-      !idempotent)
+          arith::MinUIOp, arith::MaxUIOp, arith::AddIOp>(combineOp) &&
+      llvm::count(combineOp->getOperands(), accArg) == 1 && accArg.hasOneUse();
+  if (op.getNumDpsInputs() != 1 || op.getNumReductionLoops() != 1 || !combines)
     return op.emitOpError("flash-to-gpu: a reduction into a uniform value "
                           "reads one spread tile and combines with and, or, "
-                          "min or max of the accumulator");
+                          "min, max or an integer add of the accumulator");
   auto in = frags.find(op.getDpsInputs()[0]);
   auto init = frags.find(op.getDpsInits()[0]);
-  if (in == frags.end() || in->second.kind != Fragment::Spread ||
+  if (in == frags.end() ||
+      (in->second.kind != Fragment::Spread &&
+       in->second.kind != Fragment::Cta) ||
       init == frags.end() || init->second.kind != Fragment::Uniform)
     return op.emitOpError("flash-to-gpu: a uniform reduction reads a spread "
-                          "tile into a uniform init");
-  // The lane's chain: acc = body(x_r, acc) over its registers.
-  Value acc = init->second.regs.front();
+                          "or cta tile into a uniform init");
+  bool cta = in->second.kind == Fragment::Cta;
+  int64_t n =
+      cast<RankedTensorType>(op.getDpsInputs()[0].getType()).getDimSize(0);
+  // A sum takes each element once: a spread tile repeats its last element
+  // in the lanes past n, and its init is in every thread.
+  if (isa<arith::AddIOp>(combineOp) && !cta && n % 32 != 0)
+    return op.emitOpError("flash-to-gpu: a sum of a spread tile whose "
+                          "length is not a multiple of 32");
+  if (cta && pipelineStarted)
+    return op.emitOpError("flash-to-gpu: a cta tile must be reduced before the "
+                          "K/V pipeline starts (its scratch is the Q tile's "
+                          "shared memory)");
+  // The lane's chain: acc = body(x_r, acc) over its registers. A sum
+  // starts at the identity and adds the init once, after the program's.
+  bool sum = isa<arith::AddIOp>(combineOp);
+  Value acc =
+      sum ? arith::ConstantOp::create(
+                b, loc, b.getZeroAttr(init->second.regs.front().getType()))
+                .getResult()
+          : init->second.regs.front();
   for (Value x : in->second.regs) {
     IRMapping m;
     m.map(body.getArgument(0), x);
@@ -170,11 +209,120 @@ LogicalResult KernelEmitter::lowerUniformReduction(linalg::GenericOp op,
       total = b.create(state)->getResult(0);
     }
   }
+  if (cta)
+    total = combineWarps(total, combineOp);
+  if (sum)
+    total = arith::AddIOp::create(b, loc, total, init->second.regs.front());
   Fragment out;
   out.kind = Fragment::Uniform;
   out.elt = total.getType();
   out.regs = {total};
   frags[op.getResult(0)] = std::move(out);
+  return success();
+}
+
+Value KernelEmitter::combineWarps(Value warpTotal, Operation *combineOp) {
+  // Before the pipeline starts no copy targets shared memory: the Q tile's
+  // first bytes hold one 8-byte slot per warp. Lane 0 of each warp writes
+  // its warp's total, every thread reads them all, and a second barrier
+  // frees the slots (for the next reduction or Q's copy).
+  Type t = warpTotal.getType();
+  Type slotType = b.getI64Type();
+  auto widen = [&](Value v) -> Value {
+    if (t.isIndex())
+      return arith::IndexCastOp::create(b, loc, slotType, v);
+    if (t.isInteger(64))
+      return v;
+    bool isSigned =
+        !isa<arith::MinUIOp, arith::MaxUIOp>(combineOp) && !t.isInteger(1);
+    return isSigned ? arith::ExtSIOp::create(b, loc, slotType, v).getResult()
+                    : arith::ExtUIOp::create(b, loc, slotType, v).getResult();
+  };
+  auto narrow = [&](Value v) -> Value {
+    if (t.isIndex())
+      return arith::IndexCastOp::create(b, loc, t, v);
+    if (t.isInteger(64))
+      return v;
+    return arith::TruncIOp::create(b, loc, t, v);
+  };
+  int64_t numWarps = launchThreads() / 32;
+  Value first = cmp(arith::CmpIPredicate::eq, lane, c(0));
+  auto write = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&write.getThenRegion().front());
+    LLVM::StoreOp::create(b, loc, widen(warpTotal), smemPtr(mul(warp, c(8))),
+                          8);
+  }
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> totals;
+  for (int64_t w = 0; w < numWarps; ++w)
+    totals.push_back(
+        narrow(LLVM::LoadOp::create(b, loc, slotType, smemPtr(c(8 * w)), 8)));
+  gpu::BarrierOp::create(b, loc);
+  return tree(totals, [&](Value x, Value y) {
+    OperationState state(loc, combineOp->getName());
+    state.addOperands({x, y});
+    state.addTypes(t);
+    return b.create(state)->getResult(0);
+  });
+}
+
+LogicalResult KernelEmitter::lowerFor(scf::ForOp op, IRMapping &map) {
+  if (curLoop || consumerRole)
+    return op.emitOpError("flash-to-gpu: an scf.for of tiles runs at the "
+                          "program's level, before the K/V pipeline");
+  Value lb = lift(op.getLowerBound(), map), ub = lift(op.getUpperBound(), map),
+        step = lift(op.getStep(), map);
+  if (!lb || !ub || !step)
+    return failure();
+  SmallVector<Value> state;
+  SmallVector<Fragment> inits;
+  for (auto [init, arg] : llvm::zip(op.getInitArgs(), op.getRegionIterArgs())) {
+    auto it = frags.find(init);
+    Fragment::Kind kind = fragmentKind(arg);
+    if (it == frags.end() ||
+        (kind != Fragment::Spread && kind != Fragment::Cta) ||
+        it->second.kind != kind)
+      return op.emitOpError("flash-to-gpu: an scf.for carries spread or cta "
+                            "tiles computed in the grid");
+    llvm::append_range(state, it->second.regs);
+    inits.push_back(it->second);
+  }
+  auto loop = scf::ForOp::create(b, loc, lb, ub, step, state);
+  // Values from above the loop are lifted before it (as for an scf.if).
+  ifScopes.push_back({op, loop});
+  llvm::scope_exit popScope([&] { ifScopes.pop_back(); });
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    map.map(op.getInductionVar(), loop.getInductionVar());
+    int64_t pos = 0;
+    for (auto [arg, f] : llvm::zip(op.getRegionIterArgs(), inits)) {
+      Fragment cur = f;
+      for (Value &r : cur.regs)
+        r = loop.getRegionIterArgs()[pos++];
+      frags[arg] = std::move(cur);
+    }
+    if (failed(lowerBody(*op.getBody(), map)))
+      return failure();
+    SmallVector<Value> regs;
+    for (auto [v, f] : llvm::zip(op.getYieldedValues(), inits)) {
+      auto it = frags.find(v);
+      if (it == frags.end() || it->second.kind != f.kind)
+        return op.emitOpError("flash-to-gpu: an scf.for yields a tile in "
+                              "another layout than its state's");
+      llvm::append_range(regs, it->second.regs);
+    }
+    scf::YieldOp::create(b, loc, regs);
+  }
+  int64_t pos = 0;
+  for (auto [r, f] : llvm::zip(op.getResults(), inits)) {
+    Fragment out = f;
+    for (Value &reg : out.regs)
+      reg = loop.getResult(pos++);
+    frags[r] = std::move(out);
+  }
   return success();
 }
 

@@ -9,21 +9,24 @@
 // #flash.frag<uniform>; the scf.if's over the block's update carry the
 // accumulator tiles in their own layouts. flash-to-gpu reduces the i1
 // tests with vote.sync (the branch is then uniform across the warpgroup,
-// so wgmma may sit inside it) and the i32 min/max with xor shuffles.
+// so wgmma may sit inside it) and the i32 min/max with xor shuffles. The
+// scan of the program's keys before the KV loops carries #flash.frag<cta>
+// tiles (each key held by one thread of the program), reduced across the
+// warps in shared memory.
 
 !F = memref<?x?x?x64xbf16>
 // LAYOUT-LABEL: func.func @docmask
 // LAYOUT: linalg.generic {{.*}} outs(%{{.*}} : tensor<64xi32, #flash.frag<spread>>)
 // LAYOUT: linalg.generic {{.*}} ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i32, #flash.frag<uniform>>)
 // LAYOUT: tensor.extract %{{.*}}[] : tensor<i32, #flash.frag<uniform>>
+// The scan of the program's keys (UniformBlocks.h): 3072 keys a chunk,
+// each held by one of the program's threads (#flash.frag<cta>).
+// LAYOUT: scf.for {{.*}} step %c3072 iter_args({{.*}}) -> (tensor<3072xindex, #flash.frag<cta>>, tensor<3072xindex, #flash.frag<cta>>, tensor<3072xindex, #flash.frag<cta>>)
+// LAYOUT: outs(%{{.*}} : tensor<3072xi1, #flash.frag<cta>>)
+// LAYOUT: ins(%{{.*}} : tensor<3072xindex, #flash.frag<cta>>) outs(%{{.*}} : tensor<index, #flash.frag<uniform>>)
 // LAYOUT: flash.kv_loop
-// LAYOUT: ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i1, #flash.frag<uniform>>)
-// LAYOUT: tensor.extract %{{.*}}[] : tensor<i1, #flash.frag<uniform>>
-// LAYOUT: ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i1, #flash.frag<uniform>>)
-// LAYOUT: %[[EMPTY:.*]] = tensor.extract %{{.*}}[] : tensor<i1, #flash.frag<uniform>>
-// LAYOUT: scf.if %[[EMPTY]] -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
-// LAYOUT-NEXT: scf.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf32, #flash.frag<acc, wgmma>>
-// LAYOUT: scf.if %{{.*}} -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
+// LAYOUT-NOT: scf.if
+// LAYOUT-LABEL: func.func @docmask_pad
 
 // The program's rows: min and max of the row ids by five xor shuffles each.
 // CHECK-LABEL: gpu.func @docmask_kernel
@@ -32,10 +35,50 @@
 // CHECK-NOT: scf.for
 // CHECK-COUNT-5: gpu.shuffle  xor {{.*}} : i32
 // CHECK-NEXT: arith.maxsi %{{.*}}, %{{.*}} : i32
+// The scan: 3072 keys over the program's 128 threads, 24 registers for each
+// of the three partial results, then per result the warp's shuffles, one
+// slot a warp in shared memory between two barriers, the four warps' totals.
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c3072 iter_args({{.*}}) -> ({{(index, ){71}index}})
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> i64
+// CHECK: gpu.barrier
 // Per KV block: the whole test and the empty test, one vote each, then the
 // skip, and inside it the whole-block update (no id compare) and the
 // element-wise one.
-// CHECK: scf.for
+// The conjunct is the whole mask: FA2's three KV loops, no per-block test.
+// CHECK-NOT: nvvm.vote.sync
+// CHECK: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.vote.sync
+// CHECK-LABEL: gpu.func @docmask_pad_kernel
+func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
+  flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc : memref<?x?xi32>) outs(%o : !F)
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
+
+// The conjunct beside a key padding test: the scan narrows the keys, and
+// each KV block of the interval is decided, the whole test and the empty
+// test one vote each, then the skip, and inside it the whole-block update
+// (no id compare) and the element-wise one.
+// LAYOUT: scf.for {{.*}} step %c3072 {{.*}} -> (tensor<3072xindex, #flash.frag<cta>>
+// LAYOUT: flash.kv_loop
+// LAYOUT: ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i1, #flash.frag<uniform>>)
+// LAYOUT: tensor.extract %{{.*}}[] : tensor<i1, #flash.frag<uniform>>
+// LAYOUT: ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i1, #flash.frag<uniform>>)
+// LAYOUT: %[[EMPTY:.*]] = tensor.extract %{{.*}}[] : tensor<i1, #flash.frag<uniform>>
+// LAYOUT: scf.if %[[EMPTY]] -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
+// LAYOUT-NEXT: scf.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf32, #flash.frag<acc, wgmma>>
+// LAYOUT: scf.if %{{.*}} -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
+// CHECK: scf.for %{{.*}} step %c3072
+// CHECK: gpu.barrier
 // CHECK: nvvm.vote.sync  all
 // CHECK: %[[SKIP:.*]] = nvvm.vote.sync  all
 // CHECK: scf.if %[[SKIP]] -> (f32
@@ -46,14 +89,18 @@
 // CHECK: } else {
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
-func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
-  flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc : memref<?x?xi32>) outs(%o : !F)
+func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memref<?x?xi32>, %o: !F) {
+  flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc, %pad : memref<?x?xi32>, memref<?x?xi32>) outs(%o : !F)
       mask_mod {
-      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>, %p: memref<?x?xi32>):
         %di = memref.load %d[%b, %i] : memref<?x?xi32>
         %dj = memref.load %d[%b, %j] : memref<?x?xi32>
         %same = arith.cmpi eq, %di, %dj : i32
-        flash.yield %same : i1
+        %pj = memref.load %p[%b, %j] : memref<?x?xi32>
+        %zero = arith.constant 0 : i32
+        %real = arith.cmpi ne, %pj, %zero : i32
+        %visible = arith.andi %same, %real : i1
+        flash.yield %visible : i1
       }
   return
 }

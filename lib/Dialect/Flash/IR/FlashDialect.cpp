@@ -207,9 +207,11 @@ LogicalResult
 FragAttr::verifyEncoding(ArrayRef<int64_t> shape, Type elementType,
                          function_ref<InFlightDiagnostic()> emitError) const {
   StringRef name = stringifyFragKind(getKind());
-  size_t rank = getKind() == FragKind::Uniform                 ? 0
-                : isRowVector() || getKind() == FragKind::Spread ? 1
-                                                                 : 2;
+  size_t rank = getKind() == FragKind::Uniform ? 0
+                : isRowVector() || getKind() == FragKind::Spread ||
+                        getKind() == FragKind::Cta
+                    ? 1
+                    : 2;
   if (shape.size() != rank)
     return emitError() << "#flash.frag<" << name << "> is the layout of a "
                        << (rank == 0   ? "0-d"

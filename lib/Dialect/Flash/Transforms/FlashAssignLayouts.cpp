@@ -143,10 +143,10 @@ LogicalResult Assigner::collect() {
       return isa<TensorType>(t);
     });
     if (makesTile && !isa<linalg::LinalgOp, TileLoadOp, KVLoopOp, scf::IfOp,
-                          tensor::EmptyOp>(op)) {
+                          scf::ForOp, tensor::EmptyOp>(op)) {
       op->emitOpError("flash-assign-layouts: no layout rule for a tile made "
                       "by this op (tiles come from linalg ops, tile loads, "
-                      "KV loops and scf.if)");
+                      "KV loops, scf.if and scf.for)");
       return WalkResult::interrupt();
     }
     for (Value r : op->getResults())
@@ -159,6 +159,14 @@ LogicalResult Assigner::collect() {
       for (auto [i, result] : llvm::enumerate(ifOp.getResults()))
         for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
           tie(result, region->front().getTerminator()->getOperand(i), op);
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+        addTile(arg);
+        tie(arg, loop.getInitArgs()[i], op);
+        tie(arg, loop.getYieldedValues()[i], op);
+        tie(arg, loop.getResult(i), op);
+      }
+    }
     if (auto loop = dyn_cast<KVLoopOp>(op)) {
       auto yield = cast<YieldOp>(loop.getBody().front().getTerminator());
       for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
@@ -226,8 +234,12 @@ DenseSet<Value> Assigner::findSpread() {
   DenseSet<Value> spread;
   for (auto &[root, members] : classes)
     spread.insert(members.begin(), members.end());
-  // Whether `op` keeps the 1-D values it touches out of `spread`.
+  // Whether `op` keeps the 1-D values it touches out of `spread`. An
+  // scf.for carries its tiles as they are (its state is tied to them).
   auto binds = [&](Operation *op) {
+    if (isa<scf::ForOp>(op) ||
+        (isa<scf::YieldOp>(op) && isa<scf::ForOp>(op->getParentOp())))
+      return false;
     if (!isa<linalg::LinalgOp>(op))
       return true;
     auto fixed = [&](Value x) {
@@ -238,7 +250,9 @@ DenseSet<Value> Assigner::findSpread() {
            llvm::any_of(op->getResults(), fixed);
   };
   auto meets = [&](Value v) {
-    if (isa<BlockArgument>(v) || binds(v.getDefiningOp()))
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return !isa<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (binds(v.getDefiningOp()))
       return true;
     return llvm::any_of(v.getUsers(), binds);
   };
@@ -254,11 +268,38 @@ DenseSet<Value> Assigner::findSpread() {
   return spread;
 }
 
+/// The spread classes that an scf.for of the grid carries (a scan before
+/// the KV loops) and whose length is a multiple of the program's `threads`:
+/// each element can then be held by one thread (`cta`), so that the scan
+/// costs each warp its share of the keys instead of all of them.
+DenseSet<Value> findCta(const DenseSet<Value> &spread,
+                        llvm::EquivalenceClasses<Value> &same,
+                        int64_t threads) {
+  auto inScan = [](Value v) {
+    Operation *owner = isa<BlockArgument>(v)
+                           ? cast<BlockArgument>(v).getOwner()->getParentOp()
+                           : v.getDefiningOp();
+    return isa<scf::ForOp>(owner) || isa<scf::ForOp>(owner->getParentOp());
+  };
+  DenseSet<Value> cta;
+  for (Value v : spread) {
+    if (!inScan(v) ||
+        cast<RankedTensorType>(v.getType()).getDimSize(0) % threads != 0)
+      continue;
+    cta.insert(v);
+    for (auto it = same.findLeader(v); it != same.member_end(); ++it)
+      cta.insert(*it);
+  }
+  return cta;
+}
+
 LogicalResult Assigner::run() {
   if (failed(collect()))
     return failure();
   DenseSet<Value> partial = findPartialSums();
   DenseSet<Value> spread = findSpread();
+  DenseSet<Value> cta =
+      findCta(spread, same, grid.getConfig()->getProgramThreads());
   MLIRContext *ctx = grid.getContext();
   DenseMap<Value, FragAttr> layout;
   for (Value v : tiles) {
@@ -270,7 +311,8 @@ LogicalResult Assigner::run() {
       frag = FragAttr::get(ctx, FragKind::Acc, mma);
     else if (type.getRank() == 1)
       frag = FragAttr::get(ctx,
-                           spread.contains(v)    ? FragKind::Spread
+                           cta.contains(v)       ? FragKind::Cta
+                           : spread.contains(v)  ? FragKind::Spread
                            : partial.contains(v) ? FragKind::RowPartial
                                                  : FragKind::Row,
                            MmaKind::None);

@@ -325,12 +325,26 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
               clip(ranges.nMax)};
   }
 
-  // The rows' range of the uniform-block test, once per program.
+  // The rows' range of the uniform-block test, once per program, and the
+  // hint the keys give (one scan of the program's keys): the blocks outside
+  // its visible interval are not visited, those inside its full one run
+  // without a mask when the conjunct is the whole mask_mod (else the rest
+  // of it must still be evaluated there, and the blocks of the interval are
+  // decided one by one, each run without the conjunct where it holds).
   SmallVector<Value> modArgs = {b, head};
   llvm::append_range(modArgs, op.getCaptures());
   std::optional<UniformKeyTest::Rows> rowRange;
-  if (uniform)
+  bool scanned = false;
+  if (uniform) {
     rowRange = uniform->emitRows(rewriter, loc, modArgs, row0, bm, seqQ);
+    Value keyLo = ib.mul(ranges.nMin, ib.c(bn));
+    Value keyHi = ib.min(ib.mul(ranges.nMax, ib.c(bn)), seqK);
+    HintKeys<Value> keys =
+        uniform->emitScan(rewriter, loc, modArgs, *rowRange, keyLo, keyHi,
+                          /*full=*/uniform->isWholeMask());
+    ranges = applyBlockMask(ib, ranges, keys, bn);
+    scanned = true;
+  }
 
   // ALiBi and score_mod act on the logit: the tile ops then keep scores in
   // logit units (c = 1), as softcap does.
@@ -369,7 +383,11 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       buildTileMods(rewriter, op, update, {b, head, seqQ, seqK}, withMod);
       return update;
     };
-    if (!uniform || !withMaskMod) {
+    // When the conjunct is the whole mask_mod, the scan's hint already took
+    // every block it decides whole or empty out of these runs (for sorted
+    // ids; unsorted ones only get no decision) and the rest are decided
+    // element by element: no per-block test.
+    if (!uniform || !withMaskMod || uniform->isWholeMask()) {
       YieldOp::create(rewriter, loc, makeUpdate(withMaskMod).getResults());
     } else {
       // A block the test rules out contributes nothing (the mask is an and
@@ -403,7 +421,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   // blocks, so flash-to-gpu can prefetch "the next block" across loop
   // boundaries. Without a hint, a mask_mod applies on every block (the main
   // loop's too): only causal/window/the key bound are proved away there.
-  if (!hint && !derived) {
+  if (!hint && !derived && !scanned) {
     emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
              /*reversed=*/true, "masked_right");
     emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
@@ -411,6 +429,21 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
     if (mask.leftBounded())
       emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true,
                /*withMaskMod=*/true, /*reversed=*/true, "masked_left");
+  } else if (scanned && uniform->isWholeMask() && !hint && !derived &&
+             !mask.leftBounded()) {
+    // The keys' own hint: its visible interval reaches at most one block
+    // past its whole one on each side when the program's rows share one F,
+    // and spans few blocks when they do not (sorted ids), so the blocks
+    // right of the whole interval join the masked band (the causal or
+    // ragged-edge mask costs them little) and the kernel keeps FA2's three
+    // loops (a fourth made ptxas spill the d64 causal kernel at two
+    // programs an SM). Left of the whole interval no causal mask applies.
+    emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
+             /*reversed=*/true, "masked_right");
+    emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
+             /*withMaskMod=*/false, /*reversed=*/true, "main");
+    emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/false, /*withMaskMod=*/true,
+             /*reversed=*/true, "mask_mod");
   } else {
     // A hint narrows the main loop to the blocks the mask_mod keeps whole
     // (no mask at all there). The blocks it takes out of the main loop

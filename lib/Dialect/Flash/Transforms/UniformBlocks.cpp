@@ -10,6 +10,7 @@
 #include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -212,6 +213,94 @@ UniformKeyTest::emitBlock(OpBuilder &b, Location loc, ValueRange modArgs,
     return arith::OrIOp::create(nb, nloc, below, above);
   });
   return {allOutside, arith::AndIOp::create(b, loc, oneRowValue, allEqual)};
+}
+
+HintKeys<Value> UniformKeyTest::emitScan(OpBuilder &b, Location loc,
+                                         ValueRange modArgs, const Rows &rows,
+                                         Value keyLo, Value keyHi,
+                                         bool full) const {
+  IndexBuilder ib{b, loc};
+  using P = arith::CmpIPredicate;
+  Value side = rowOnLhs ? test.getRhs() : test.getLhs();
+  Type index = b.getIndexType(), i1 = b.getI1Type();
+  int64_t n = kScanChunk;
+  auto tile = [&](Type elt) {
+    return tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n}, elt)
+        .getResult();
+  };
+  auto filled = [&](Value v) {
+    return linalg::FillOp::create(b, loc, v, tile(v.getType())).getResult(0);
+  };
+  // Per chunk position: the first key, one past the last, and the count of
+  // the keys whose G lies in [lo, hi] (partial over the chunks).
+  Value zero = ib.c(0);
+  SmallVector<Value> inits = {filled(keyHi), filled(zero)};
+  if (full)
+    inits.push_back(filled(zero));
+  auto loop = scf::ForOp::create(
+      b, loc, keyLo, keyHi, ib.c(n), inits,
+      [&](OpBuilder &lb, Location lloc, Value col0, ValueRange acc) {
+        // in[e]: key col0 + e is in the range and its G in [lo, hi], as
+        // (G - lo) <=u (hi - lo) (one compare; hi >= lo). A key past the
+        // range reads the last one's G (in bounds) and is dropped.
+        Value in = generic(
+            lb, lloc, {}, tile(i1), /*reduce=*/false,
+            [&](OpBuilder &nb, Location nloc, ValueRange) -> Value {
+              IndexBuilder nib{nb, nloc};
+              Value j = nib.add(col0, linalg::IndexOp::create(nb, nloc, 0));
+              Value valid = nib.lt(j, keyHi);
+              Value at = nib.min(j, nib.sub(keyHi, nib.c(1)));
+              Value x = cloneSide(nb, side, modArgs, at, /*isRow=*/false);
+              Value off = arith::SubIOp::create(nb, nloc, x, rows.lo);
+              Value span = arith::SubIOp::create(nb, nloc, rows.hi, rows.lo);
+              Value inRange =
+                  arith::CmpIOp::create(nb, nloc, P::ule, off, span);
+              return arith::AndIOp::create(nb, nloc, valid, inRange);
+            });
+        // acc' = in ? f(acc, j) : acc, element by element.
+        auto update = [&](Value accTile,
+                          function_ref<Value(IndexBuilder &, Value, Value)> f) {
+          return generic(
+              lb, lloc, {in, accTile}, tile(index), /*reduce=*/false,
+              [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+                IndexBuilder nib{nb, nloc};
+                Value j = nib.add(col0, linalg::IndexOp::create(nb, nloc, 0));
+                return nib.select(a[0], f(nib, a[1], j), a[1]);
+              });
+        };
+        Value first = update(acc[0], [](IndexBuilder &nib, Value a, Value j) {
+          return nib.min(a, j);
+        });
+        Value end = update(acc[1], [](IndexBuilder &nib, Value a, Value j) {
+          return nib.max(a, nib.add(j, nib.c(1)));
+        });
+        SmallVector<Value> next = {first, end};
+        if (full)
+          next.push_back(update(acc[2], [](IndexBuilder &nib, Value a, Value) {
+            return nib.add(a, nib.c(1));
+          }));
+        scf::YieldOp::create(lb, lloc, next);
+      });
+  auto reduce = [&](Value partial, Value init, auto tag) {
+    using OpTy = decltype(tag);
+    return extract(
+        b, loc,
+        generic(b, loc, {partial}, scalarTile(b, loc, init), /*reduce=*/true,
+                [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+                  return OpTy::create(nb, nloc, a[0], a[1]);
+                }));
+  };
+  Value vlo = reduce(loop.getResult(0), keyHi, arith::MinSIOp());
+  Value vhi = reduce(loop.getResult(1), zero, arith::MaxSIOp());
+  if (!full)
+    return {vlo, vhi, zero, zero};
+  Value count = reduce(loop.getResult(2), zero, arith::AddIOp());
+  // One F for every row and as many such keys as positions in [vlo, vhi):
+  // the conjunct holds on the whole interval.
+  Value whole =
+      ib.land(arith::CmpIOp::create(b, loc, P::eq, rows.lo, rows.hi),
+              arith::CmpIOp::create(b, loc, P::eq, count, ib.sub(vhi, vlo)));
+  return {vlo, vhi, ib.select(whole, vlo, zero), ib.select(whole, vhi, zero)};
 }
 
 void UniformKeyTest::dropFrom(Region &mask) const {

@@ -1,4 +1,5 @@
-//===- UniformBlocks.h - KV blocks a key-equality mask keeps or drops whole -===//
+//===- UniformBlocks.h - KV blocks a key-equality mask keeps or drops whole
+//-===//
 //
 // FlexAttention's BlockMask decided in the kernel, for a mask_mod that holds
 // a conjunct `F(b, h, i) == G(b, h, j)` (the document mask doc[i] == doc[j]):
@@ -12,10 +13,21 @@
 // keys a program evaluates are clamped into the sequences, as the element
 // mask's are (a duplicate changes no minimum, maximum or "all").
 //
+// Before the KV loops, one scan over the program's keys (emitScan) gives
+// the program's block-mask hint from the data, as FlexAttention's
+// create_block_mask does once per sequence: the first and last key whose G
+// lies in the rows' range, and the same interval as visible when the rows
+// share one F and every key between those two has it. flash-tile's runs then
+// skip the blocks outside without loading them and run the blocks inside
+// the whole interval with no mask at all; only the blocks between are
+// decided one by one.
+//
 // The IR is tile-level and target-neutral: a 1-D linalg.generic per side,
 // and-/min-/max-reductions of it into 0-d tensors, tensor.extract, and
 // scf.if around the flash.tile_update (flash-to-gpu spreads the 1-D tiles
-// over a warp's lanes, #flash.frag<spread>).
+// over a warp's lanes, #flash.frag<spread>); the scan is an scf.for over
+// chunks of keys carrying 1-D partial results, reduced once after it
+// (spread over the whole program, #flash.frag<cta>).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +35,7 @@
 #define FLASH_DIALECT_FLASH_TRANSFORMS_UNIFORMBLOCKS_H
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -52,6 +65,21 @@ public:
                 int64_t bm, Value seqQ) const;
   Blocks emitBlock(OpBuilder &b, Location loc, ValueRange modArgs,
                    const Rows &rows, Value col0, int64_t bn, Value seqK) const;
+
+  /// Keys per iteration of the scan: a multiple of 128, 256, 384 and 512,
+  /// so that every program size of the GPU configs holds each key of a
+  /// chunk once (#flash.frag<cta>).
+  static constexpr int64_t kScanChunk = 3072;
+  /// The hint of the program's keys [keyLo, keyHi) (clamped into [0, Sk)
+  /// by the caller): vlo / vhi the first key / one past the last whose G
+  /// lies in [rows.lo, rows.hi] (vlo >= vhi: none), and flo / fhi the same
+  /// when rows.lo == rows.hi and every key in between has G == lo (else an
+  /// empty interval). Keys outside [vlo, vhi) fail the conjunct; those in
+  /// [flo, fhi) pass it. Without `full` the whole interval is not sought
+  /// (flo = fhi = 0).
+  HintKeys<Value> emitScan(OpBuilder &b, Location loc, ValueRange modArgs,
+                           const Rows &rows, Value keyLo, Value keyHi,
+                           bool full) const;
 
   /// True when the mask_mod is the conjunct alone (a full block then runs
   /// no mask_mod at all).

@@ -67,6 +67,11 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     /// `stages` K and V blocks at getRowPitch, the 1 KiB a wgmma kernel
     /// needs to align its base to 1024 bytes, the producer's mbarriers.
     int64_t getKernelSharedMemoryBytes(int64_t headDim) const;
+    /// Threads per program of the GPU kernel: the `warps` consumer warps
+    /// and the producer warpgroup.
+    int64_t getProgramThreads() const {
+      return 32 * getNumWarps() + (getProducer() ? 128 : 0);
+    }
     /// This config with `splits = numSplits` and every other field kept.
     ConfigAttr withNumSplits(int64_t numSplits) const;
   }];
@@ -78,7 +83,8 @@ def Flash_FragKind : I32EnumAttr<"FragKind", "where a GPU tile value lives", [
     I32EnumAttrCase<"RowPartial", 2, "row_partial">,
     I32EnumAttrCase<"Smem", 3, "smem">,
     I32EnumAttrCase<"Spread", 4, "spread">,
-    I32EnumAttrCase<"Uniform", 5, "uniform">]> {
+    I32EnumAttrCase<"Uniform", 5, "uniform">,
+    I32EnumAttrCase<"Cta", 6, "cta">]> {
   let cppNamespace = "::mlir::flash";
   let genSpecializedAttr = 0;
 }
@@ -110,7 +116,8 @@ def Flash_FragAttr : Flash_Attr<"Frag", "frag",
     | `smem, mma_sync` | `[rows, d]` (16-bit) | shared memory, 16-byte chunks XOR-swizzled by the row, read by ldmatrix |
     | `smem, wgmma` | `[rows, d]` (16-bit) | shared memory in wgmma's 128-byte-swizzle canonical layout (64-element panels), read through matrix descriptors |
     | `spread` | `[n]`, any element type | element e in register e / 32 of lane e % 32, the same in every warp (a 1-D tile that meets no 2-D one: a key or row id vector reduced to a scalar) |
-    | `uniform` | `[]` (0-d) | one register, the same value in every thread (a reduction of a `spread` tile) |
+    | `cta` | `[n]`, n a multiple of the program's threads T (consumers and producer) | element e in register e / T of thread e % T: each element held once in the program (a program-level scan over many keys, before the K/V pipeline starts; its reductions meet across warps in shared memory) |
+    | `uniform` | `[]` (0-d) | one register, the same value in every thread (a reduction of a `spread` or `cta` tile) |
 
     Two reads change nothing in memory and are part of the layouts'
     meaning, so they need no conversion op:

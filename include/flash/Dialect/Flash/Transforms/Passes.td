@@ -298,9 +298,11 @@ def FlashTile : Pass<"flash-tile"> {
            "Skip and keep whole the KV blocks that a mask_mod's own key "
            "tests rule out or keep (MaskKeys.h)">,
     Option<"uniformBlocks", "uniform-blocks", "bool", /*default=*/"false",
-           "Classify each KV block by a mask_mod conjunct F(i) == G(j) in "
-           "the program: skip the blocks it rules out, run the ones it keeps "
-           "whole without it (UniformBlocks.h)">,
+           "Read a mask_mod conjunct F(i) == G(j) off the data in the "
+           "program: one scan of the program's keys narrows the KV runs to "
+           "the keys the conjunct may keep and runs those it keeps whole "
+           "without a mask; beside other terms each block between is "
+           "classified too (UniformBlocks.h)">,
   ];
   let statistics = [
     Statistic<"numTiled", "num-tiled", "flash.attention ops tiled">,
@@ -361,7 +363,13 @@ def FlashAssignLayouts : Pass<"flash-assign-layouts"> {
     * any other 2-D tile (GEMM results, element-wise tiles, P, O) is an MMA
       accumulator: `#flash.frag<acc, K>`;
     * a 1-D tile is a row vector, `#flash.frag<row>`, or an f32
-      `#flash.frag<row_partial>` thread-partial sum (below);
+      `#flash.frag<row_partial>` thread-partial sum (below), unless it meets
+      no 2-D tile and no row vector (a row or key id vector reduced to a
+      scalar): then `#flash.frag<spread>` (every warp holds it all), or
+      `#flash.frag<cta>` (each element in one thread of the program) when
+      an `scf.for` of the grid carries it (a scan before the KV loops) and
+      its length is a multiple of the program's threads;
+    * a 0-d tile (a reduction of those) is `#flash.frag<uniform>`;
 
     where K is `wgmma` when the grid's `#flash.config` has `wgmma = true`,
     else `mma_sync`. P's C-to-A reuse is the layouts' rule (a 16-bit `acc`
@@ -379,7 +387,8 @@ def FlashAssignLayouts : Pass<"flash-assign-layouts"> {
     product of the class's value with an input, or a KV loop's state.
 
     A tile the rules do not cover (a rank-3 tensor, a tile made by an op
-    that is not a linalg op, tile load or KV loop, a shared-memory tile
+    that is not a linalg op, tile load, KV loop, scf.if or scf.for, a
+    shared-memory tile
     updated in place) is an error at its op. Combine grids and ops outside
     grids are left alone; running the pass twice changes nothing.
   }];

@@ -1,0 +1,27 @@
+// flash-to-gpu's checks of the scan's layouts (UniformBlocks.h emitScan,
+// #flash.frag<cta>): a cta tile must hold each element in exactly one
+// thread (its length a multiple of the program's threads), and a sum
+// reduction of a spread tile must see each element once (its length a
+// multiple of 32). Both are refused at the op rather than miscompiled.
+// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv \
+// RUN:   | sed -e 's/3072/3040/g' \
+// RUN:   | not flash-opt --flash-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=CTA
+// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv \
+// RUN:   | sed -e 's/3072/3070/g' -e 's/frag<cta>/frag<spread>/g' \
+// RUN:   | not flash-opt --flash-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=SUM
+
+// CTA: error: 'linalg.generic' op flash-to-gpu: a cta tile of 3040 elements over 128 threads
+// SUM: error: 'linalg.generic' op flash-to-gpu: a sum of a spread tile whose length is not a multiple of 32
+
+!F = memref<?x?x?x64xbf16>
+func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
+  flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc : memref<?x?xi32>) outs(%o : !F)
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+        %di = memref.load %d[%b, %i] : memref<?x?xi32>
+        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+        %same = arith.cmpi eq, %di, %dj : i32
+        flash.yield %same : i1
+      }
+  return
+}
