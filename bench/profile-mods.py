@@ -8,6 +8,7 @@ with nothing else launched between the calls but the inputs' set-up.
   ncu --clock-control none --section SchedulerStats ... \\
       python3 bench/profile-mods.py --artifacts DIR --kernels \\
       mods_plain_bf16_d64,mods_docmask_bf16_d64 [--shape 4,16,4096] [--calls 2]
+      [--docs one|random|N]
 
 DIR holds the mods artifact and mods-manifest.json (gen-mods-variants.py).
 Inputs: maskbar.py's (the same generator seeds, the same random documents).
@@ -28,7 +29,10 @@ def main(argv=None):
     p.add_argument("--kernels", required=True, help="comma-separated function names")
     p.add_argument("--shape", default="4,16,4096", help="B,H,S (Sq = Sk = S)")
     p.add_argument("--calls", type=int, default=2)
+    p.add_argument("--docs", default="random",
+                   help="document masks' ids, as maskbar.py's --docs: random, one or N")
     a = p.parse_args(argv)
+    docs = {"random": None, "one": "one"}.get(a.docs, a.docs)
     import torch
     import flashmlir
     import maskbar
@@ -41,7 +45,7 @@ def main(argv=None):
         e = entries[name]
         kernel = flashmlir.Kernel(e["path"], name)
         d = int(e["head_dim"])
-        q, k, v, mods, _ = maskbar.inputs(e["kind"], b, h, s, s, d)
+        q, k, v, mods, _ = maskbar.inputs(e["kind"], b, h, s, s, d, docs=docs)
         out = torch.empty_like(q)
         lse = torch.empty(b, h, s, device="cuda")
         for _ in range(a.calls):
