@@ -13,7 +13,6 @@
 
 #include "KernelEmitter.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -310,77 +309,55 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   if (t.lseStore)
     lsePlane = planeOf(t.lseStore.getIndices(), lse, map);
 
-  // Tile values that the runs' bounds depend on (the scan of a hint read
-  // off the keys, UniformBlocks.h) are computed first: the pipeline's first
-  // copies need those bounds. Scalars are lifted where they are used.
-  DenseSet<Operation *> early;
-  {
-    BackwardSliceOptions options;
-    options.omitUsesFromAbove = false;
-    options.filter = [&](Operation *op) {
-      return t.grid->isProperAncestor(op);
-    };
-    SetVector<Operation *> slice;
-    for (KVLoopOp loop : t.loops)
-      for (Value bound : {loop.getLower(), loop.getUpper()})
-        (void)getBackwardSlice(bound, &slice, options);
-    auto shaped = [](Type type) { return isa<ShapedType>(type); };
-    for (Operation &op : t.grid.getBody().front().without_terminator()) {
-      if (&op == t.pipelineStart)
-        break;
-      if (!slice.contains(&op) ||
-          (op.getNumRegions() == 0 &&
-           llvm::none_of(op.getOperandTypes(), shaped) &&
-           llvm::none_of(op.getResultTypes(), shaped)))
-        continue;
-      if (failed(lowerOp(&op, map)))
-        return failure();
-      early.insert(&op);
+  // The K/V pipeline starts where flash-pipeline-kv put its start op: the
+  // tile values before it that the runs' bounds read (a scan of the keys,
+  // UniformBlocks.h) are lowered by then.
+  auto startPipeline = [&] {
+    // The KV sequence of every loop: trip count, and the block start of
+    // iteration j (cloned from the loop body with the iv mapped to j).
+    trips.clear();
+    for (KVLoopOp loop : t.loops) {
+      // Upper bound first: the order the bounds' computations are cloned in.
+      Value ub = lift(loop.getUpper(), map);
+      Value lb = lift(loop.getLower(), map);
+      trips.push_back(sub(ub, lb));
     }
-  }
+    // K and V head planes: the reads' (batch, head) do not depend on the KV
+    // iteration (matchGrid checked that every loop reads the same plane).
+    // Each uses its own tensor's strides: K and V may be laid out apart (V a
+    // slice of a fused QKV projection, K a separate tensor). V's plane is
+    // folded into its base pointer once, so the loop keeps as many live
+    // registers as with one shared plane (a second plane register made the
+    // d256 wgmma kernels spill).
+    if (t.table()) {
+      // Paged: the KV head's plane; pages are added per row.
+      table = liftTensor(t.table(), -1);
+      tableRow = mul(lift(t.kLoads.front().getBatch(), map), table.strides[0]);
+      OpBuilder host(t.grid);
+      pageSize = capture(memref::DimOp::create(host, loc, t.kSrc(), 2));
+      Value kvHead = lift(t.kLoads.front().getHead(), map);
+      kPlane = mul(kvHead, k.strideH);
+      vPlane = mul(kvHead, v.strideH);
+    } else {
+      kPlane = planeOf(loadIndices(t.kLoads.front()), k, map);
+      vPlane = planeOf(loadIndices(t.vLoads.front()), v, map);
+    }
+    v.ptr = globalPtr(v.ptr, mul(vPlane, c(v.eltBytes)));
+    vPlane = c(0);
+    // The K/V pipeline's start: the blocks in flight before the loops, or
+    // the producer warpgroup and the consumers' own Q (Pipeline.cpp).
+    lowerPipelineStart(map, row0);
+  };
 
-  // The KV sequence of every loop: trip count, and the block start of
-  // iteration j (cloned from the loop body with the iv mapped to j).
-  trips.clear();
-  for (KVLoopOp loop : t.loops) {
-    // Upper bound first: the order the bounds' computations are cloned in.
-    Value ub = lift(loop.getUpper(), map);
-    Value lb = lift(loop.getLower(), map);
-    trips.push_back(sub(ub, lb));
-  }
-  // K and V head planes: the reads' (batch, head) do not depend on the KV
-  // iteration (matchGrid checked that every loop reads the same plane).
-  // Each uses its own tensor's strides: K and V may be laid out apart (V a
-  // slice of a fused QKV projection, K a separate tensor). V's plane is
-  // folded into its base pointer once, so the loop keeps as many live
-  // registers as with one shared plane (a second plane register made the
-  // d256 wgmma kernels spill).
-  if (t.table()) {
-    // Paged: the KV head's plane; pages are added per row.
-    table = liftTensor(t.table(), -1);
-    tableRow = mul(lift(t.kLoads.front().getBatch(), map), table.strides[0]);
-    OpBuilder host(t.grid);
-    pageSize = capture(memref::DimOp::create(host, loc, t.kSrc(), 2));
-    Value kvHead = lift(t.kLoads.front().getHead(), map);
-    kPlane = mul(kvHead, k.strideH);
-    vPlane = mul(kvHead, v.strideH);
-  } else {
-    kPlane = planeOf(loadIndices(t.kLoads.front()), k, map);
-    vPlane = planeOf(loadIndices(t.vLoads.front()), v, map);
-  }
-  v.ptr = globalPtr(v.ptr, mul(vPlane, c(v.eltBytes)));
-  vPlane = c(0);
-  // The K/V pipeline's start: the blocks in flight before the loops, or
-  // the producer warpgroup and the consumers' own Q (Pipeline.cpp).
-  lowerPipelineStart(map, row0);
-
-  // The grid's ops in order: the initial state, the KV loops (their bodies
-  // lowered op by op), the epilogue and the stores. Scalar index
-  // computations are lifted where they are used; the Q tile is in flight.
+  // The grid's ops in order: the initial state, the pipeline's start, the
+  // KV loops (their bodies lowered op by op), the epilogue and the stores.
+  // Scalar index computations are lifted where they are used.
   int64_t li = 0;
   for (Operation &op : t.grid.getBody().front().without_terminator()) {
-    if (early.contains(&op))
+    if (&op == t.pipelineStart) {
+      startPipeline();
       continue;
+    }
     if (isa<KVLoopOp>(op)) {
       if (failed(emitKVLoop(li++, map)))
         return failure();
@@ -413,7 +390,7 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
     case Fragment::Uniform:
     case Fragment::Spread:
     case Fragment::Cta:
-      return lowerUniformFill(fill, map);
+      return lowerFreeFill(fill, map);
     default:
       return lowerFill(fill, map);
     }
@@ -504,13 +481,7 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
   SmallVector<Value> next = lowerIterationStart(li, col0, local);
 
   // The body's ops on this iteration's registers.
-  int64_t pos = 0;
-  for (auto [arg, f] : llvm::zip(tileArgs, inits)) {
-    Fragment cur = f;
-    for (Value &r : cur.regs)
-      r = args[pos++];
-    frags[arg] = std::move(cur);
-  }
+  bindRegs(tileArgs, inits, args);
   curLoop = kvLoop;
   curLoopIndex = li;
   outerMap = &map;
@@ -534,19 +505,24 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
   yield.append(next);
   scf::YieldOp::create(b, loc, yield);
 
-  pos = 0;
-  for (auto [result, f] : llvm::zip(kvLoop.getResults(), inits)) {
-    Fragment out = f;
-    for (Value &r : out.regs)
-      r = loop.getResult(pos++);
-    frags[result] = std::move(out);
-  }
+  bindRegs(kvLoop.getResults(), inits, loop.getResults());
   for (auto [result, value] :
        llvm::zip(kvLoop.getResults().drop_front(pipe.stateBegin),
                  loop.getResults().drop_front(stageIdx)))
     map.map(result, value);
   b.setInsertionPointAfter(loop);
   return success();
+}
+
+void KernelEmitter::bindRegs(ValueRange values, ArrayRef<Fragment> layouts,
+                             ValueRange regs) {
+  int64_t pos = 0;
+  for (auto [v, f] : llvm::zip(values, layouts)) {
+    Fragment cur = f;
+    for (Value &r : cur.regs)
+      r = regs[pos++];
+    frags[v] = std::move(cur);
+  }
 }
 
 LogicalResult KernelEmitter::finishKernel(SmallVectorImpl<Value> &hostArgs) {

@@ -435,8 +435,8 @@ private:
   // Free vectors, their reductions and scf.if over tiles (Uniform.cpp).
   LogicalResult lowerSpread(linalg::GenericOp op, IRMapping &map);
   LogicalResult lowerUniformReduction(linalg::GenericOp op, IRMapping &map);
-  /// A fill of a uniform, spread or cta tile.
-  LogicalResult lowerUniformFill(linalg::FillOp op, IRMapping &map);
+  /// A fill of a free vector (spread, cta) or of a 0-d uniform value.
+  LogicalResult lowerFreeFill(linalg::FillOp op, IRMapping &map);
   LogicalResult lowerExtract(tensor::ExtractOp op, IRMapping &map);
   LogicalResult lowerIf(scf::IfOp op, IRMapping &map);
   /// An scf.for of the grid (a scan before the KV loops) carrying spread or
@@ -445,6 +445,13 @@ private:
   /// A cta reduction's warp totals combined across the program's warps
   /// through shared memory (Uniform.cpp).
   Value combineWarps(Value warpTotal, Operation *combineOp);
+  /// `combineOp` (a reduction body's and/or/min/max/add) applied to x, y.
+  Value combine(Operation *combineOp, Value x, Value y);
+  /// An index or integer value carried as the integer type `word` (a
+  /// shuffle's or a shared-memory slot's), extended as `combineOp` reads it
+  /// (unsigned for unsigned min/max, else signed), and back to `t`.
+  Value toWord(Value v, Type word, Operation *combineOp);
+  Value fromWord(Value w, Type t);
   LogicalResult lowerStore(TileStoreOp op, IRMapping &map);
   /// Clones the scalar op `op` of a linalg body through `m` as one
   /// instruction where the GPU has one (exp2, fma, tanh, log, max).
@@ -458,6 +465,10 @@ private:
   /// The fragment of `v` (a loop init or yielded value) in the layout of
   /// the KV loop's iter_arg `arg`.
   FailureOr<Fragment> stateFragment(Value v, BlockArgument arg);
+  /// Gives each of `values` the layout of its entry in `layouts` and the
+  /// next of `regs` in order: a loop's or branch's tile state unpacked from
+  /// its flat registers (iter_args, results).
+  void bindRegs(ValueRange values, ArrayRef<Fragment> layouts, ValueRange regs);
   int64_t numRegs(Value tile) {
     auto type = cast<RankedTensorType>(tile.getType());
     return type.getRank() == 2 ? mTiles * type.getDimSize(1) / 2 : mTiles * 2;
@@ -564,9 +575,6 @@ private:
   /// A flash.pipeline_drain was met: lowered before the epilogue's first
   /// shared-memory write.
   bool drainPending = false;
-  /// The K/V pipeline has started (its first copies may be in flight into
-  /// shared memory): no cta reduction may use the Q tile's bytes after it.
-  bool pipelineStarted = false;
 };
 
 } // namespace mlir::flash::gpu_kernel

@@ -184,7 +184,6 @@ LogicalResult checkPipeline(TiledAttention &t) {
 }
 
 void KernelEmitter::lowerPipelineStart(IRMapping &map, Value row0) {
-  pipelineStarted = true;
   int64_t numLoops = t.loops.size();
   auto startAt = [&](int64_t li, Value j) -> Value {
     IRMapping local = map;

@@ -31,8 +31,7 @@ using namespace mlir::flash;
 
 namespace mlir::flash::gpu_kernel {
 
-LogicalResult KernelEmitter::lowerUniformFill(linalg::FillOp op,
-                                              IRMapping &map) {
+LogicalResult KernelEmitter::lowerFreeFill(linalg::FillOp op, IRMapping &map) {
   Value v = lift(op.getInputs()[0], map);
   if (!v)
     return failure();
@@ -147,7 +146,9 @@ LogicalResult KernelEmitter::lowerUniformReduction(linalg::GenericOp op,
   if (isa<arith::AddIOp>(combineOp) && !cta && n % 32 != 0)
     return op.emitOpError("flash-to-gpu: a sum of a spread tile whose "
                           "length is not a multiple of 32");
-  if (cta && pipelineStarted)
+  // After the start, copies may be in flight into the Q tile's bytes.
+  if (cta && t.pipelineStart->isBeforeInBlock(
+                 t.grid.getBody().front().findAncestorOpInBlock(*op)))
     return op.emitOpError("flash-to-gpu: a cta tile must be reduced before the "
                           "K/V pipeline starts (its scratch is the Q tile's "
                           "shared memory)");
@@ -178,36 +179,15 @@ LogicalResult KernelEmitter::lowerUniformReduction(linalg::GenericOp op,
                                          ? NVVM::VoteSyncKind::all
                                          : NVVM::VoteSyncKind::any);
   } else {
-    Type t = acc.getType();
     // gpu.shuffle moves 32 or 64 bits: index and narrower integers go as
-    // i32, signed or not as the combine reads them (the value is in range).
-    bool wide = t.isInteger(64);
-    bool isSigned = isa<arith::MinSIOp, arith::MaxSIOp, arith::AndIOp,
-                        arith::OrIOp>(combineOp);
-    auto toLane = [&](Value v) -> Value {
-      if (wide || t.isInteger(32))
-        return v;
-      if (t.isIndex())
-        return arith::IndexCastOp::create(b, loc, i32, v);
-      return isSigned ? arith::ExtSIOp::create(b, loc, i32, v).getResult()
-                      : arith::ExtUIOp::create(b, loc, i32, v).getResult();
-    };
-    auto fromLane = [&](Value v) -> Value {
-      if (wide || t.isInteger(32))
-        return v;
-      if (t.isIndex())
-        return arith::IndexCastOp::create(b, loc, t, v);
-      return arith::TruncIOp::create(b, loc, t, v);
-    };
+    // i32 (the value is in range).
+    Type t = acc.getType();
+    Type word = t.isInteger(64) ? b.getI64Type() : i32;
     total = acc;
-    for (int32_t offset : {1, 2, 4, 8, 16}) {
-      Value other = fromLane(shflXor(toLane(total), offset));
-      IRMapping m;
-      OperationState state(loc, combineOp->getName());
-      state.addOperands({total, other});
-      state.addTypes(t);
-      total = b.create(state)->getResult(0);
-    }
+    for (int32_t offset : {1, 2, 4, 8, 16})
+      total =
+          combine(combineOp, total,
+                  fromWord(shflXor(toWord(total, word, combineOp), offset), t));
   }
   if (cta)
     total = combineWarps(total, combineOp);
@@ -221,6 +201,32 @@ LogicalResult KernelEmitter::lowerUniformReduction(linalg::GenericOp op,
   return success();
 }
 
+Value KernelEmitter::combine(Operation *combineOp, Value x, Value y) {
+  OperationState state(loc, combineOp->getName());
+  state.addOperands({x, y});
+  state.addTypes(x.getType());
+  return b.create(state)->getResult(0);
+}
+
+Value KernelEmitter::toWord(Value v, Type word, Operation *combineOp) {
+  Type t = v.getType();
+  if (t == word)
+    return v;
+  if (t.isIndex())
+    return arith::IndexCastOp::create(b, loc, word, v);
+  if (isa<arith::MinUIOp, arith::MaxUIOp>(combineOp))
+    return arith::ExtUIOp::create(b, loc, word, v);
+  return arith::ExtSIOp::create(b, loc, word, v);
+}
+
+Value KernelEmitter::fromWord(Value w, Type t) {
+  if (w.getType() == t)
+    return w;
+  if (t.isIndex())
+    return arith::IndexCastOp::create(b, loc, t, w);
+  return arith::TruncIOp::create(b, loc, t, w);
+}
+
 Value KernelEmitter::combineWarps(Value warpTotal, Operation *combineOp) {
   // Before the pipeline starts no copy targets shared memory: the Q tile's
   // first bytes hold one 8-byte slot per warp. Lane 0 of each warp writes
@@ -228,44 +234,23 @@ Value KernelEmitter::combineWarps(Value warpTotal, Operation *combineOp) {
   // frees the slots (for the next reduction or Q's copy).
   Type t = warpTotal.getType();
   Type slotType = b.getI64Type();
-  auto widen = [&](Value v) -> Value {
-    if (t.isIndex())
-      return arith::IndexCastOp::create(b, loc, slotType, v);
-    if (t.isInteger(64))
-      return v;
-    bool isSigned =
-        !isa<arith::MinUIOp, arith::MaxUIOp>(combineOp) && !t.isInteger(1);
-    return isSigned ? arith::ExtSIOp::create(b, loc, slotType, v).getResult()
-                    : arith::ExtUIOp::create(b, loc, slotType, v).getResult();
-  };
-  auto narrow = [&](Value v) -> Value {
-    if (t.isIndex())
-      return arith::IndexCastOp::create(b, loc, t, v);
-    if (t.isInteger(64))
-      return v;
-    return arith::TruncIOp::create(b, loc, t, v);
-  };
   int64_t numWarps = launchThreads() / 32;
   Value first = cmp(arith::CmpIPredicate::eq, lane, c(0));
   auto write = scf::IfOp::create(b, loc, first, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&write.getThenRegion().front());
-    LLVM::StoreOp::create(b, loc, widen(warpTotal), smemPtr(mul(warp, c(8))),
-                          8);
+    LLVM::StoreOp::create(b, loc, toWord(warpTotal, slotType, combineOp),
+                          smemPtr(mul(warp, c(8))), 8);
   }
   gpu::BarrierOp::create(b, loc);
   SmallVector<Value> totals;
   for (int64_t w = 0; w < numWarps; ++w)
-    totals.push_back(
-        narrow(LLVM::LoadOp::create(b, loc, slotType, smemPtr(c(8 * w)), 8)));
+    totals.push_back(fromWord(
+        LLVM::LoadOp::create(b, loc, slotType, smemPtr(c(8 * w)), 8), t));
   gpu::BarrierOp::create(b, loc);
-  return tree(totals, [&](Value x, Value y) {
-    OperationState state(loc, combineOp->getName());
-    state.addOperands({x, y});
-    state.addTypes(t);
-    return b.create(state)->getResult(0);
-  });
+  return tree(totals,
+              [&](Value x, Value y) { return combine(combineOp, x, y); });
 }
 
 LogicalResult KernelEmitter::lowerFor(scf::ForOp op, IRMapping &map) {
@@ -297,13 +282,7 @@ LogicalResult KernelEmitter::lowerFor(scf::ForOp op, IRMapping &map) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     map.map(op.getInductionVar(), loop.getInductionVar());
-    int64_t pos = 0;
-    for (auto [arg, f] : llvm::zip(op.getRegionIterArgs(), inits)) {
-      Fragment cur = f;
-      for (Value &r : cur.regs)
-        r = loop.getRegionIterArgs()[pos++];
-      frags[arg] = std::move(cur);
-    }
+    bindRegs(op.getRegionIterArgs(), inits, loop.getRegionIterArgs());
     if (failed(lowerBody(*op.getBody(), map)))
       return failure();
     SmallVector<Value> regs;
@@ -316,13 +295,7 @@ LogicalResult KernelEmitter::lowerFor(scf::ForOp op, IRMapping &map) {
     }
     scf::YieldOp::create(b, loc, regs);
   }
-  int64_t pos = 0;
-  for (auto [r, f] : llvm::zip(op.getResults(), inits)) {
-    Fragment out = f;
-    for (Value &reg : out.regs)
-      reg = loop.getResult(pos++);
-    frags[r] = std::move(out);
-  }
+  bindRegs(op.getResults(), inits, loop.getResults());
   return success();
 }
 
@@ -343,6 +316,7 @@ LogicalResult KernelEmitter::lowerIf(scf::IfOp op, IRMapping &map) {
     f.kind = fragmentKind(r);
     f.elt = f32;
     f.cols = type.getRank() == 2 ? type.getDimSize(1) : 0;
+    f.regs.resize(numRegs(r));
     types.append(numRegs(r), f32);
     outs.push_back(std::move(f));
   }
@@ -372,12 +346,7 @@ LogicalResult KernelEmitter::lowerIf(scf::IfOp op, IRMapping &map) {
     scf::YieldOp::create(b, loc, regs);
     rowTotals = std::move(totals);
   }
-  int64_t pos = 0;
-  for (auto [r, f] : llvm::zip(op.getResults(), outs)) {
-    for (int64_t n = 0, e = numRegs(r); n < e; ++n)
-      f.regs.push_back(ifOp.getResult(pos++));
-    frags[r] = std::move(f);
-  }
+  bindRegs(op.getResults(), outs, ifOp.getResults());
   return success();
 }
 

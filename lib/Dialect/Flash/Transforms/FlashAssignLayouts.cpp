@@ -286,9 +286,9 @@ DenseSet<Value> findCta(const DenseSet<Value> &spread,
     if (!inScan(v) ||
         cast<RankedTensorType>(v.getType()).getDimSize(0) % threads != 0)
       continue;
-    cta.insert(v);
-    for (auto it = same.findLeader(v); it != same.member_end(); ++it)
-      cta.insert(*it);
+    // findSpread put every 1-D tile in `same`.
+    for (Value member : same.members(v))
+      cta.insert(member);
   }
   return cta;
 }

@@ -334,7 +334,6 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   SmallVector<Value> modArgs = {b, head};
   llvm::append_range(modArgs, op.getCaptures());
   std::optional<UniformKeyTest::Rows> rowRange;
-  bool scanned = false;
   if (uniform) {
     rowRange = uniform->emitRows(rewriter, loc, modArgs, row0, bm, seqQ);
     Value keyLo = ib.mul(ranges.nMin, ib.c(bn));
@@ -343,7 +342,6 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
         uniform->emitScan(rewriter, loc, modArgs, *rowRange, keyLo, keyHi,
                           /*full=*/uniform->isWholeMask());
     ranges = applyBlockMask(ib, ranges, keys, bn);
-    scanned = true;
   }
 
   // ALiBi and score_mod act on the logit: the tile ops then keep scores in
@@ -421,7 +419,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   // blocks, so flash-to-gpu can prefetch "the next block" across loop
   // boundaries. Without a hint, a mask_mod applies on every block (the main
   // loop's too): only causal/window/the key bound are proved away there.
-  if (!hint && !derived && !scanned) {
+  if (!hint && !derived && !uniform) {
     emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
              /*reversed=*/true, "masked_right");
     emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
@@ -429,7 +427,7 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
     if (mask.leftBounded())
       emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true,
                /*withMaskMod=*/true, /*reversed=*/true, "masked_left");
-  } else if (scanned && uniform->isWholeMask() && !hint && !derived &&
+  } else if (uniform && uniform->isWholeMask() && !derived &&
              !mask.leftBounded()) {
     // The keys' own hint: its visible interval reaches at most one block
     // past its whole one on each side when the program's rows share one F,

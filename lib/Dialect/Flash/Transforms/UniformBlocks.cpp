@@ -90,6 +90,18 @@ Value extract(OpBuilder &b, Location loc, Value tile) {
   return tensor::ExtractOp::create(b, loc, tile, ValueRange{});
 }
 
+/// The scalar OpTy-reduction (an idempotent min/max or a sum) of the 1-D
+/// `tile` into `init`.
+template <typename OpTy>
+Value reduceTo(OpBuilder &b, Location loc, Value tile, Value init) {
+  return extract(
+      b, loc,
+      generic(b, loc, {tile}, init, /*reduce=*/true,
+              [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
+                return OpTy::create(nb, nloc, a[0], a[1]);
+              }));
+}
+
 } // namespace
 
 std::optional<UniformKeyTest> UniformKeyTest::analyze(AttentionOp op) {
@@ -161,16 +173,8 @@ UniformKeyTest::Rows UniformKeyTest::emitRows(OpBuilder &b, Location loc,
   // The program's first row is valid: its F is an element, the init of
   // both (idempotent) reductions.
   Value init = scalarTile(b, loc, cloneSide(b, side, modArgs, row0, true));
-  auto reduce = [&](auto tag) {
-    using OpTy = decltype(tag);
-    return extract(
-        b, loc,
-        generic(b, loc, {f}, init, /*reduce=*/true,
-                [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
-                  return OpTy::create(nb, nloc, a[0], a[1]);
-                }));
-  };
-  return {reduce(arith::MinSIOp()), reduce(arith::MaxSIOp())};
+  Value lo = reduceTo<arith::MinSIOp>(b, loc, f, init);
+  return {lo, reduceTo<arith::MaxSIOp>(b, loc, f, init)};
 }
 
 UniformKeyTest::Blocks
@@ -281,20 +285,14 @@ HintKeys<Value> UniformKeyTest::emitScan(OpBuilder &b, Location loc,
           }));
         scf::YieldOp::create(lb, lloc, next);
       });
-  auto reduce = [&](Value partial, Value init, auto tag) {
-    using OpTy = decltype(tag);
-    return extract(
-        b, loc,
-        generic(b, loc, {partial}, scalarTile(b, loc, init), /*reduce=*/true,
-                [&](OpBuilder &nb, Location nloc, ValueRange a) -> Value {
-                  return OpTy::create(nb, nloc, a[0], a[1]);
-                }));
+  auto reduce = [&](auto tag, Value partial, Value init) {
+    return reduceTo<decltype(tag)>(b, loc, partial, scalarTile(b, loc, init));
   };
-  Value vlo = reduce(loop.getResult(0), keyHi, arith::MinSIOp());
-  Value vhi = reduce(loop.getResult(1), zero, arith::MaxSIOp());
+  Value vlo = reduce(arith::MinSIOp(), loop.getResult(0), keyHi);
+  Value vhi = reduce(arith::MaxSIOp(), loop.getResult(1), zero);
   if (!full)
     return {vlo, vhi, zero, zero};
-  Value count = reduce(loop.getResult(2), zero, arith::AddIOp());
+  Value count = reduce(arith::AddIOp(), loop.getResult(2), zero);
   // One F for every row and as many such keys as positions in [vlo, vhi):
   // the conjunct holds on the whole interval.
   Value whole =
