@@ -4,6 +4,7 @@ GPU-side complement of ptx-stats.py (ptxas rewrites predicate logic,
 selects and address arithmetic, so PTX counts are only a proxy).
 
     scripts/sass-loops.py CUBIN KERNEL [KERNEL...] [--cuobjdump PATH]
+    scripts/sass-loops.py LISTING.sass   (a kept cuobjdump -sass listing)
 
 Disassembles KERNEL from CUBIN with cuobjdump -sass (from $PATH, CUDA_HOME,
 or Triton's bundled copy), finds every backward branch (a loop: from the
@@ -69,13 +70,19 @@ def loops(sass):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cubin")
-    ap.add_argument("kernels", nargs="+")
+    ap.add_argument("kernels", nargs="*")
     ap.add_argument("--cuobjdump")
     a = ap.parse_args()
-    tool = find_cuobjdump(a.cuobjdump)
-    for k in a.kernels:
-        sass = subprocess.run([tool, "-sass", "-fun", k, a.cubin], capture_output=True,
-                              text=True, check=True).stdout
+    if a.cubin.endswith(".sass"):  # a listing kept in bench/results
+        listings = [(a.cubin, open(a.cubin).read())]
+    else:
+        if not a.kernels:
+            ap.error("name the kernels to disassemble")
+        tool = find_cuobjdump(a.cuobjdump)
+        listings = [(k, subprocess.run([tool, "-sass", "-fun", k, a.cubin],
+                                       capture_output=True, text=True,
+                                       check=True).stdout) for k in a.kernels]
+    for k, sass in listings:
         total, found = loops(sass)
         print(f"{k}: {total} instructions")
         for start, end, mix in found:

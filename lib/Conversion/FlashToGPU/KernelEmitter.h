@@ -445,6 +445,9 @@ private:
   /// A cta reduction's warp totals combined across the program's warps
   /// through shared memory (Uniform.cpp).
   Value combineWarps(Value warpTotal, Operation *combineOp);
+  /// The redux.sync that reduces `v` across a warp by `combineOp`, if one
+  /// does (integers of at most 32 bits but i1, index).
+  std::optional<NVVM::ReduxKind> reduxKind(Value v, Operation *combineOp);
   /// `combineOp` (a reduction body's and/or/min/max/add) applied to x, y.
   Value combine(Operation *combineOp, Value x, Value y);
   /// An index or integer value carried as the integer type `word` (a

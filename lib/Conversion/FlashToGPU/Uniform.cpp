@@ -6,8 +6,10 @@
 // element-wise op is cloned once per register with linalg.index = lane +
 // 32 r (the lanes past n repeat element n - 1), and a reduction into a 0-d
 // value is an in-thread chain and then the warp: vote.sync for and/or of
-// i1, five xor shuffles otherwise. The combine must be idempotent (and,
-// or, min, max): the init and the repeated element are then taken any
+// i1, one redux.sync for integers of up to 32 bits (a uniform register to
+// ptxas, so what the KV loops compute from it stays on the uniform
+// datapath), five xor shuffles otherwise. The combine must be idempotent
+// (and, or, min, max): the init and the repeated element are then taken any
 // number of times. Every warp holds the same elements, so the result is
 // the same in every thread without a barrier, which is what lets an scf.if
 // on it branch around warpgroup-wide work (a KV block's GEMMs). A cta [n]
@@ -25,6 +27,7 @@
 #include "KernelEmitter.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::flash;
@@ -178,6 +181,16 @@ LogicalResult KernelEmitter::lowerUniformReduction(linalg::GenericOp op,
                                      isa<arith::AndIOp>(combineOp)
                                          ? NVVM::VoteSyncKind::all
                                          : NVVM::VoteSyncKind::any);
+  } else if (std::optional<NVVM::ReduxKind> kind = reduxKind(acc, combineOp)) {
+    // One redux.sync (sm_80+) instead of five shuffles. Its result is a
+    // uniform register to ptxas, and so is what is computed from it: the
+    // KV loops' bounds, block index, K/V addresses and wgmma descriptors
+    // stay on the uniform datapath (a shuffle's result is per-thread to
+    // ptxas, and each iteration's index math was then per-thread: session
+    // 23's call 6).
+    total = fromWord(NVVM::ReduxOp::create(
+                         b, loc, i32, toWord(acc, i32, combineOp), *kind, all),
+                     acc.getType());
   } else {
     // gpu.shuffle moves 32 or 64 bits: index and narrower integers go as
     // i32 (the value is in range).
@@ -227,30 +240,66 @@ Value KernelEmitter::fromWord(Value w, Type t) {
   return arith::TruncIOp::create(b, loc, t, w);
 }
 
+std::optional<NVVM::ReduxKind> KernelEmitter::reduxKind(Value v,
+                                                        Operation *combineOp) {
+  // redux.sync reduces 32-bit integers; index and narrower integers travel
+  // as i32 words (their values are in range), i1 goes by vote.sync.
+  Type t = v.getType();
+  if (!t.isIndex() &&
+      (!t.isInteger() || t.getIntOrFloatBitWidth() > 32 || t.isInteger(1)))
+    return std::nullopt;
+  return TypeSwitch<Operation *, std::optional<NVVM::ReduxKind>>(combineOp)
+      .Case([](arith::AddIOp) { return NVVM::ReduxKind::ADD; })
+      .Case([](arith::AndIOp) { return NVVM::ReduxKind::AND; })
+      .Case([](arith::OrIOp) { return NVVM::ReduxKind::OR; })
+      .Case([](arith::MinSIOp) { return NVVM::ReduxKind::MIN; })
+      .Case([](arith::MaxSIOp) { return NVVM::ReduxKind::MAX; })
+      .Case([](arith::MinUIOp) { return NVVM::ReduxKind::UMIN; })
+      .Case([](arith::MaxUIOp) { return NVVM::ReduxKind::UMAX; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 Value KernelEmitter::combineWarps(Value warpTotal, Operation *combineOp) {
   // Before the pipeline starts no copy targets shared memory: the Q tile's
   // first bytes hold one 8-byte slot per warp. Lane 0 of each warp writes
-  // its warp's total, every thread reads them all, and a second barrier
-  // frees the slots (for the next reduction or Q's copy).
+  // its warp's total, the threads read them, and a second barrier frees the
+  // slots (for the next reduction or Q's copy).
   Type t = warpTotal.getType();
-  Type slotType = b.getI64Type();
   int64_t numWarps = launchThreads() / 32;
+  std::optional<NVVM::ReduxKind> kind = reduxKind(warpTotal, combineOp);
+  Type word = kind ? i32 : b.getI64Type();
+  unsigned bytes = kind ? 4 : 8;
   Value first = cmp(arith::CmpIPredicate::eq, lane, c(0));
   auto write = scf::IfOp::create(b, loc, first, /*withElse=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&write.getThenRegion().front());
-    LLVM::StoreOp::create(b, loc, toWord(warpTotal, slotType, combineOp),
-                          smemPtr(mul(warp, c(8))), 8);
+    LLVM::StoreOp::create(b, loc, toWord(warpTotal, word, combineOp),
+                          smemPtr(mul(warp, c(8))), bytes);
   }
   gpu::BarrierOp::create(b, loc);
-  SmallVector<Value> totals;
-  for (int64_t w = 0; w < numWarps; ++w)
-    totals.push_back(fromWord(
-        LLVM::LoadOp::create(b, loc, slotType, smemPtr(c(8 * w)), 8), t));
+  Value total;
+  if (kind) {
+    // Lane l reads warp l's slot (past the warps: a sum's lanes 0, an
+    // idempotent combine's the last warp's) and one redux.sync combines
+    // them into a uniform register, as the warp's own total was.
+    Value slot = arith::MinUIOp::create(b, loc, lane, c(numWarps - 1));
+    Value x =
+        LLVM::LoadOp::create(b, loc, word, smemPtr(mul(slot, c(8))), bytes);
+    if (*kind == NVVM::ReduxKind::ADD)
+      x = sel(cmp(arith::CmpIPredicate::ult, lane, c(numWarps)), x, ci32(0));
+    total =
+        fromWord(NVVM::ReduxOp::create(b, loc, word, x, *kind, ci32(-1)), t);
+  } else {
+    SmallVector<Value> totals;
+    for (int64_t w = 0; w < numWarps; ++w)
+      totals.push_back(fromWord(
+          LLVM::LoadOp::create(b, loc, word, smemPtr(c(8 * w)), bytes), t));
+    total = tree(totals,
+                 [&](Value x, Value y) { return combine(combineOp, x, y); });
+  }
   gpu::BarrierOp::create(b, loc);
-  return tree(totals,
-              [&](Value x, Value y) { return combine(combineOp, x, y); });
+  return total;
 }
 
 LogicalResult KernelEmitter::lowerFor(scf::ForOp op, IRMapping &map) {

@@ -9,7 +9,7 @@
 // #flash.frag<uniform>; the scf.if's over the block's update carry the
 // accumulator tiles in their own layouts. flash-to-gpu reduces the i1
 // tests with vote.sync (the branch is then uniform across the warpgroup,
-// so wgmma may sit inside it) and the i32 min/max with xor shuffles. The
+// so wgmma may sit inside it) and the i32 min/max with redux.sync. The
 // scan of the program's keys before the KV loops carries #flash.frag<cta>
 // tiles (each key held by one thread of the program), reduced across the
 // warps in shared memory.
@@ -28,22 +28,44 @@
 // LAYOUT-NOT: scf.if
 // LAYOUT-LABEL: func.func @docmask_pad
 
-// The program's rows: min and max of the row ids by five xor shuffles each.
+// The program's rows: min and max of the row ids, one redux.sync each (its
+// result is a uniform register to ptxas, and so are the KV loops' bounds and
+// addresses computed from it).
 // CHECK-LABEL: gpu.func @docmask_kernel
-// CHECK-COUNT-5: gpu.shuffle  xor {{.*}} : i32
-// CHECK-NEXT: arith.minsi %{{.*}}, %{{.*}} : i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: nvvm.redux.sync  min %{{.*}}, %c-1_i32{{.*}} : i32 -> i32
 // CHECK-NOT: scf.for
-// CHECK-COUNT-5: gpu.shuffle  xor {{.*}} : i32
-// CHECK-NEXT: arith.maxsi %{{.*}}, %{{.*}} : i32
+// CHECK: nvvm.redux.sync  max %{{.*}}, %c-1_i32{{.*}} : i32 -> i32
 // The scan: 3072 keys over the program's 128 threads, 24 registers for each
-// of the three partial results, then per result the warp's shuffles, one
-// slot a warp in shared memory between two barriers, the four warps' totals.
+// of the three partial results, then per result the warp's redux.sync, one
+// slot a warp in shared memory between two barriers, lane l reading warp
+// l's slot (lanes past the 4 warps the last one's; a sum's read 0) and a
+// second redux.sync over them.
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c3072 iter_args({{.*}}) -> ({{(index, ){71}index}})
-// CHECK-COUNT-5: gpu.shuffle  xor
-// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : i64, !llvm.ptr<3>
+// CHECK-NOT: gpu.shuffle
+// CHECK: nvvm.redux.sync  min
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CHECK: gpu.barrier
-// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<3> -> i64
+// CHECK: arith.minui %{{.*}}, %c3{{.*}} : index
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.redux.sync  min
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.redux.sync  max
 // CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.redux.sync  max
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: gpu.barrier
+// CHECK: nvvm.redux.sync  add
+// CHECK: gpu.barrier
+// CHECK: %[[X:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> i32
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c4{{.*}} : index
+// CHECK: %[[Y:.*]] = arith.select %[[IN]], %[[X]], %c0_i32{{.*}} : i32
+// CHECK: nvvm.redux.sync  add %[[Y]]
+// CHECK-NEXT: arith.index_cast
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.shuffle  xor {{.*}} : i32
 // Per KV block: the whole test and the empty test, one vote each, then the
 // skip, and inside it the whole-block update (no id compare) and the
 // element-wise one.
