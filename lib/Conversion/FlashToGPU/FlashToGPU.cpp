@@ -26,6 +26,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -308,6 +309,7 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
                          << int64_t(producerRegs);
       return signalPassFailure();
     }
+    records.clear();
     SmallVector<GridOp> grids, combines;
     module.walk([&](GridOp grid) {
       (grid.getCombine() ? combines : grids).push_back(grid);
@@ -331,6 +333,7 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
     for (GridOp grid : combines)
       if (failed(lowerCombine(module, grid)))
         return signalPassFailure();
+    emitAbiRecords(module);
     allocateWorkspaces(module);
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     UnitAttr::get(&getContext()));
@@ -339,6 +342,18 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
   gpu::GPUModuleOp getOrCreateGpuModule(ModuleOp module);
   LogicalResult lower(ModuleOp module, GridOp grid);
   LogicalResult lowerCombine(ModuleOp module, GridOp grid);
+  /// Each entry's `<func>_flash_abi` global: the record of its first grid,
+  /// with every kernel the entry launches listed under "kernels".
+  void emitAbiRecords(ModuleOp module);
+  /// The ABI records by entry point, in the order the grids were lowered.
+  llvm::MapVector<StringRef, llvm::json::Object> records;
+  /// `kernel`'s row of its entry's "kernels" list.
+  void addKernelRecord(func::FuncOp hostFunc, llvm::json::Object kernel) {
+    llvm::json::Object &record = records[hostFunc.getName()];
+    if (!record.getArray("kernels"))
+      record["kernels"] = llvm::json::Array();
+    record.getArray("kernels")->push_back(std::move(kernel));
+  }
   /// flash-split-kv's scratch buffers become device memory: gpu.alloc
   /// where they were allocated, gpu.dealloc at the end of their block.
   void allocateWorkspaces(ModuleOp module);
@@ -592,20 +607,20 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   if (hintArg)
     record["block_mask"] = llvm::json::Object{
         {"arg", *hintArg}, {"rows", *grid.getBlockMaskRows()}};
-  std::string abi;
-  llvm::raw_string_ostream(abi) << llvm::json::Value(std::move(record));
-  abi.push_back('\0');
-  // One record per entry point: the split-KV path's kernels (partial,
-  // combine) sit behind the same entry as the unsplit one.
-  if (module.lookupSymbol((hostFunc.getName() + "_flash_abi").str())) {
-    grid.erase();
-    return success();
-  }
-  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-  LLVM::GlobalOp::create(
-      mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), abi.size()),
-      /*isConstant=*/true, LLVM::Linkage::External,
-      (hostFunc.getName() + "_flash_abi").str(), mb.getStringAttr(abi));
+  // One record per entry point, its first grid's (the split-KV path's
+  // kernels and long-causal-rows' pair sit behind the same entry); every
+  // kernel the entry may launch is one row of "kernels".
+  if (!records.count(hostFunc.getName()))
+    records[hostFunc.getName()] = std::move(record);
+  addKernelRecord(hostFunc, llvm::json::Object{
+                                {"kernel", name},
+                                {"role", t.partial() ? "split" : "attention"},
+                                {"block_m", config.getBlockM()},
+                                {"block_n", config.getBlockN()},
+                                {"warps", config.getNumWarps()},
+                                {"stages", config.getNumStages()},
+                                {"threads", threads},
+                                {"smem_bytes", emitter.smemBytes()}});
 
   // The grid and everything only it used (the tensor-level tile IR) go.
   grid.erase();
@@ -670,8 +685,28 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module, GridOp grid) {
   gpu::LaunchFuncOp::create(hb, loc, func, gpu::KernelDim3{ub[0], ub[1], ub[2]},
                             gpu::KernelDim3{block, one, one}, Value(),
                             hostArgs);
+  // Its entry's record exists: the attention grids were lowered first.
+  if (records.count(hostFunc.getName()))
+    addKernelRecord(hostFunc, llvm::json::Object{{"kernel", func.getName()},
+                                                 {"role", "combine"},
+                                                 {"threads", threads},
+                                                 {"smem_bytes", 0}});
   grid.erase();
   return success();
+}
+
+void FlashToGpuPass::emitAbiRecords(ModuleOp module) {
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  for (auto &[func, record] : records) {
+    std::string abi;
+    llvm::raw_string_ostream(abi) << llvm::json::Value(std::move(record));
+    abi.push_back('\0');
+    LLVM::GlobalOp::create(mb, module.getLoc(),
+                           LLVM::LLVMArrayType::get(mb.getI8Type(), abi.size()),
+                           /*isConstant=*/true, LLVM::Linkage::External,
+                           (func + "_flash_abi").str(), mb.getStringAttr(abi));
+  }
+  records.clear();
 }
 
 void FlashToGpuPass::allocateWorkspaces(ModuleOp module) {
