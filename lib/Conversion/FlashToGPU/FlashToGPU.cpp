@@ -487,8 +487,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   auto func = gpu::GPUFuncOp::create(kb, loc, name,
                                      kb.getFunctionType({}, {}));
   func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
-  int64_t threads =
-      32 * config.getNumWarps() + (config.getProducer() ? 128 : 0);
+  int64_t threads = config.getProgramThreads();
   func.setKnownBlockSizeAttr(
       kb.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   // setmaxnreg needs the register count at entry, which ptxas derives from

@@ -192,8 +192,8 @@ LogicalResult KernelEmitter::lowerUniformReduction(linalg::GenericOp op,
                          b, loc, i32, toWord(acc, i32, combineOp), *kind, all),
                      acc.getType());
   } else {
-    // gpu.shuffle moves 32 or 64 bits: index and narrower integers go as
-    // i32 (the value is in range).
+    // What redux.sync does not take (64-bit integers; i1 under min/max)
+    // goes by five xor shuffles of 32- or 64-bit words.
     Type t = acc.getType();
     Type word = t.isInteger(64) ? b.getI64Type() : i32;
     total = acc;

@@ -419,29 +419,28 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   // blocks, so flash-to-gpu can prefetch "the next block" across loop
   // boundaries. Without a hint, a mask_mod applies on every block (the main
   // loop's too): only causal/window/the key bound are proved away there.
-  if (!hint && !derived && !uniform) {
+  //
+  // The keys' own hint (uniform blocks, the conjunct the whole mask_mod)
+  // keeps the same three loops: its visible interval reaches at most one
+  // block past its whole one on each side when the program's rows share one
+  // F, and spans few blocks when they do not (sorted ids), so the blocks
+  // right of the whole interval join the masked band (the causal or
+  // ragged-edge mask costs them little), the main loop runs the whole
+  // interval without the mask_mod, and the blocks left of it, where no
+  // causal mask applies, are a mask_mod run (a fourth loop made ptxas spill
+  // the d64 causal kernel at two programs an SM).
+  bool keysHint = uniform && uniform->isWholeMask() && !mask.leftBounded();
+  if (!hint && !derived && (!uniform || keysHint)) {
     emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
              /*reversed=*/true, "masked_right");
     emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
-             /*withMaskMod=*/true, /*reversed=*/true, "main");
-    if (mask.leftBounded())
+             /*withMaskMod=*/!keysHint, /*reversed=*/true, "main");
+    if (keysHint)
+      emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/false,
+               /*withMaskMod=*/true, /*reversed=*/true, "mask_mod");
+    else if (mask.leftBounded())
       emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true,
                /*withMaskMod=*/true, /*reversed=*/true, "masked_left");
-  } else if (uniform && uniform->isWholeMask() && !derived &&
-             !mask.leftBounded()) {
-    // The keys' own hint: its visible interval reaches at most one block
-    // past its whole one on each side when the program's rows share one F,
-    // and spans few blocks when they do not (sorted ids), so the blocks
-    // right of the whole interval join the masked band (the causal or
-    // ragged-edge mask costs them little) and the kernel keeps FA2's three
-    // loops (a fourth made ptxas spill the d64 causal kernel at two
-    // programs an SM). Left of the whole interval no causal mask applies.
-    emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
-             /*reversed=*/true, "masked_right");
-    emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
-             /*withMaskMod=*/false, /*reversed=*/true, "main");
-    emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/false, /*withMaskMod=*/true,
-             /*reversed=*/true, "mask_mod");
   } else {
     // A hint narrows the main loop to the blocks the mask_mod keeps whole
     // (no mask at all there). The blocks it takes out of the main loop

@@ -1,5 +1,4 @@
-//===- UniformBlocks.h - KV blocks a key-equality mask keeps or drops whole
-//-===//
+//===- UniformBlocks.h - KV blocks a key-equality mask decides --*- C++ -*-===//
 //
 // FlexAttention's BlockMask decided in the kernel, for a mask_mod that holds
 // a conjunct `F(b, h, i) == G(b, h, j)` (the document mask doc[i] == doc[j]):
