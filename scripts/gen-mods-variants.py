@@ -82,7 +82,7 @@ BLOCK_MASK_KINDS = ("docmask_bm",)
 # pairs in one process. Head dim 128: the unmasked kernel with
 # the producer warpgroup flash-plan gives a mask_mod there (_p: the mask's
 # own cost on one config), and the mask_mod kernels with the 192 x 96
-# lockstep tile flash-plan gave them before session 11 (_w12: the A/B
+# lockstep tile flash-plan gave them before the producer config (_w12: the A/B
 # baseline). Head dim 64 (flash-plan: 64 x 64, one warpgroup, so nothing
 # overlaps its mask work): two producer configs with two consumer
 # warpgroups, 128 x 128 (_p) and 128 x 64 (_q), plain and masked, causal
@@ -105,7 +105,7 @@ CONFIG_SUFFIXES = {
     "_pc": {128: {"block_m": 128, "block_n": 128, "warps": 8, "stages": 3, **PRODUCER,
                   "pingpong": True}},
     # --tiles: one-warpgroup tiles at head dim 64 for the mask kernels
-    # (session 15; flash-plan's is 64 x 64 in 2 stages): 64-key blocks in 3
+    # (flash-plan's is 64 x 64 in 2 stages): 64-key blocks in 3
     # stages (_s3), 32-key blocks (_n32), 128-key blocks (_n128), and two
     # warpgroups in lockstep on 128 x 64 (_m128); each plain and masked,
     # causal and not.

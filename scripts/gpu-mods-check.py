@@ -334,7 +334,8 @@ def timing(kernels, log, rounds=5, base_kernels=None, ab_kinds=(), pairs=True):
     biased: at the H200's power cap a sample starts at the clock the other
     kernel left (the unmasked kernel runs at ~1700 MHz, a mask kernel at
     ~1950), so the mask's cost reads high; bench/maskbar.py times the bar
-    with a settled clock per kernel (session 15)."""
+    with a settled clock per kernel
+    (bench/results/2026-12-02-h200-maskbar-protocol.log)."""
     import torch
     rows = []
     # docmask_bm: the document mask with its block_mask hint, over random
@@ -347,7 +348,7 @@ def timing(kernels, log, rounds=5, base_kernels=None, ab_kinds=(), pairs=True):
              # --configs artifacts (d128, not causal): the mask's cost on the
              # producer config, the unmasked kernel on both configs, and the
              # mask_mod kernels against the config flash-plan gave them before
-             # session 11 (the A/B of that change)
+             # the producer config (the A/B of that change)
              ("docmask", "plain_p", None), ("prefixlm", "plain_p", None),
              ("plain_p", "plain", None), ("docmask", "docmask_w12", None),
              ("prefixlm", "prefixlm_w12", None),

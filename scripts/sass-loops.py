@@ -73,7 +73,7 @@ def main():
     ap.add_argument("kernels", nargs="*")
     ap.add_argument("--cuobjdump")
     a = ap.parse_args()
-    if a.cubin.endswith(".sass"):  # a listing kept in bench/results
+    if a.cubin.endswith(".sass"):  # a kept cuobjdump -sass listing
         listings = [(a.cubin, open(a.cubin).read())]
     else:
         if not a.kernels:

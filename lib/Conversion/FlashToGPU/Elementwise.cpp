@@ -332,7 +332,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // holds the predicates across it (H200: causal document mask d128 0.967x
   // the time, the other turn kernels unchanged). On a one-warpgroup d64
   // kernel the 32 predicates live across the wait made it 1.16x slower
-  // (bench/NOTES.md, session 15).
+  // (bench/results/2026-12-02-h200-mask-compares-above-wait.log).
   if (wait && !early.empty() && config.getPingpong())
     for (Operation &o : body.without_terminator()) {
       if (early.contains(&o) || o.getNumResults() != 1)
@@ -374,8 +374,9 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // most of the keys (`main`, and `mask_mod` blocks a hint left partial):
   // a masked band runs a few blocks a program at most, and there the fold
   // measured 5-6 % slower (the d128 non-causal kernel, whose band is its
-  // ragged last block; H200, bench/NOTES.md session 18). Only on the
-  // wgmma path: the mma.sync kernels hold 4 rows a thread at up to 255
+  // ragged last block; H200,
+  // bench/results/2026-12-03-h200-column-fold.log). Only on the wgmma
+  // path: the mma.sync kernels hold 4 rows a thread at up to 255
   // registers, and the bounds' live ranges made ptxas spill (d32, d64).
   SmallVector<Operation *> columns;
   StringRef role = curLoop ? curLoop.getRole() : StringRef();

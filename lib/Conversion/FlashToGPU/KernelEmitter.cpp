@@ -249,7 +249,8 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     // order. Block x runs row block gridDim.x - 1 - x, so the last programs
     // to start are the short ones instead of a tail of long ones (H200,
     // causal 16k: d128 1.08x, d192 1.14x, d256 1.16x, mma.sync d96 1.03x
-    // faster, no row slower; bench/NOTES.md, session 14). Not on paged
+    // faster, no row slower;
+    // bench/results/2026-12-02-h200-causal-longest-first.log). Not on paged
     // mma.sync grids: those serve decode (a row block or two, nothing to
     // order), where the block id stays a free special register (the d64
     // causal paged decode chunk spilled 4 bytes with the reversed one).

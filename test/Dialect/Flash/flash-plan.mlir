@@ -104,7 +104,7 @@ func.func @d128_mask_mod(%q: memref<?x8x?x128xbf16>, %k: memref<?x8x?x128xbf16>,
 
 // Head dim 96 takes head dim 128's mma.sync tiles, also under wgmma (no
 // 128-byte panels to split it into); 128 x 64 measured 0.90-0.96x FA2 and
-// 64 x 64 0.85-0.91x (bench/results/2026-11-29-h200-d96-tune.txt).
+// 64 x 64 0.85-0.91x (bench/results/2026-11-29-h200-mma-sync-tile-sweep.txt).
 // CHECK-LABEL: func.func @d96
 // CHECK: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>
 // WG-LABEL: func.func @d96

@@ -124,7 +124,8 @@ func.func @lower_or(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L)
 // A test alone: j < p as p' - J > k. In the masked band (the last block,
 // j clamped into the keys) it is compared as written, and so is the key
 // end's j < Sk of the ragged block: a band runs a few blocks a program at
-// most, where the fold measured slower (bench/NOTES.md, session 18).
+// most, where the fold measured slower
+// (bench/results/2026-12-03-h200-column-fold.log).
 // CHECK-LABEL: gpu.func @lone_kernel(
 // CHECK: scf.for
 // CHECK-NOT: %c-1

@@ -6,7 +6,8 @@
 // read no score) go there too, so the predicates are ready when S lands
 // (H200: the causal document mask 0.967x the time). Without turns they stay
 // below the wait (on the one-warpgroup d64 kernel, predicates live across
-// the wait made it 1.16x slower; bench/NOTES.md, session 15).
+// the wait made it 1.16x slower;
+// bench/results/2026-12-02-h200-mask-compares-above-wait.log).
 
 !F = memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: gpu.func @turns_kernel

@@ -165,7 +165,7 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   // waits for the release of the block `stages` back. With 2 stages,
   // warpgroup 1's release of block j would wait for warpgroup 0's score GEMM
   // of block j + 1 (its turn), which waits for block j + 1, which waits for
-  // that release: a deadlock (it hung on the H200, session 13).
+  // that release: a deadlock (it hung on the H200).
   if (pingpong && numStages < 3)
     return emitError() << "pingpong needs stages >= 3 (with 2, a warpgroup's "
                           "turn would wait on a block the producer publishes "

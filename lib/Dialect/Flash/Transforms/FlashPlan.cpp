@@ -130,12 +130,13 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       // FA2's table (flash_fwd_launch_template.h, sm80/sm90), except for
       // hdim <= 64: FA2 takes 128 x 128, but our kernel is 1.06x FA2 at
       // 128 x 64 and 0.93x at 128 x 128, where S needs 128 registers and
-      // ptxas spills (H200, bench/results/2026-11-29-h200-tune.txt).
+      // ptxas spills (H200,
+      // bench/results/2026-11-29-h200-mma-sync-tile-sweep.txt).
       int64_t blockM = 128, blockN = 64;
       int64_t warps = d <= 128 ? 4 : 8;
       // Causal hdim 128: 64 x 64 (one m-tile per warp, 240 registers, no
       // spills, 2 programs per SM) ran 0.95-1.03x FA2 where 128 x 64 (255
-      // registers, spills) ran 0.89-0.93x (bench/results/...-tune.txt);
+      // registers, spills) ran 0.89-0.93x (...-mma-sync-tile-sweep.txt);
       // without the mask's extra work 128 x 64 stays ahead.
       if (op.getCausal() && d > 64 && d <= 128) {
         blockM = 64;
@@ -148,7 +149,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         warps = 4;
       }
       // sm_90a: warpgroup MMA, one 16-row m-tile per warp. The tile sweeps
-      // (bench/results/2026-11-29-h200-wgmma-sweep*.txt) picked these.
+      // (bench/results/2026-11-29-h200-wgmma-tile-sweep.txt) picked these.
       bool useWgmma = false, producer = false, pingpong = false;
       if (wgmma && s.headDim == s.headDimV &&
           llvm::is_contained({64, 128, 192, 256}, d)) {
@@ -163,7 +164,7 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           // 128 x 64 on two lockstep warpgroups: 0.40-0.55x the unmasked
           // kernel over random documents against 0.61-0.69x with 64 x 64,
           // 1.15-1.18x over one document (every block whole) against
-          // 1.16-1.18x (bench/results/2026-12-04-h200-session22-call4-*).
+          // 1.16-1.18x (bench/results/2026-12-04-h200-uniform-blocks.log).
           blockM = 64, blockN = 64, warps = 4;
           if (uniform)
             blockM = 128, warps = 8;
@@ -179,19 +180,21 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         // producer warpgroup (128 x 96, 8 consumer warps, 3 stages). Its
         // consumers do not run in lockstep, so one warpgroup's mask work
         // overlaps the other's GEMMs: a document mask cost 1.16-1.21x the
-        // unmasked kernel against 1.50x with 192 x 96 (bench/NOTES.md,
-        // session 11). Without a block_mask hint the mask runs on every
+        // unmasked kernel against 1.50x with 192 x 96 (bench/results/
+        // 2026-12-02-h200-mask-mod-producer-config.log). Without a
+        // block_mask hint the mask runs on every
         // block, and FA3's ping-pong turns hide it under the other
         // warpgroup's GEMMs: document mask and prefix-LM 1.04-1.10x the
-        // unmasked kernel against 1.09-1.20x without turns (session 13).
+        // unmasked kernel against 1.09-1.20x without turns
+        // (bench/results/2026-12-02-h200-mask-mod-pingpong.log).
         // With a hint most blocks run no mask, and the turns cost the
         // unmasked loop 9-17 %.
         // FA3's 128 x 128 tile with turns and producer_regs = 40 ran
-        // 1.02-1.04x the unmasked kernel (session 13, call 3), but spills
+        // 1.02-1.04x the unmasked kernel (-mask-mod-pingpong.log), but spills
         // (24-92 bytes at every split), where 128 x 96 spills nothing.
         // Causal: the same turns (unhinted only) once the grid runs its
         // longest programs first: 0.945-0.949x the time of 64 x 96 at 16k,
-        // 1.000x at 4k (session 14, call 5); a hinted causal mask keeps
+        // 1.000x at 4k (-mask-mod-pingpong.log); a hinted causal mask keeps
         // 64 x 96 (the producer was not measured there).
         // A mask_mod whose key tests flash-tile turns into a hint counts
         // as hinted (MaskKeys.h).
@@ -206,14 +209,14 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           // over random documents and 1.055x over one document, against
           // 1.00x and 1.07-1.11x with turns and the mask on every block;
           // causal 0.44-0.49x and 1.10-1.11x against 1.08-1.10x and 1.15x
-          // (bench/results/2026-12-04-h200-session22-call{4,6}-*).
+          // (bench/results/2026-12-04-h200-uniform-blocks.log).
           if (uniform)
             pingpong = false;
         }
         // Long causal rows (long-causal-rows): the producer config without
         // turns, 1.009-1.091x the speed of 64 x 96 from Sq = 2k to 16k and
         // 0.906 / 0.958x at 512 / 1k (bench/results/2026-12-03-h200-
-        // session19-call2-ab-V1.log; with turns 0.85-0.92x, -ab-V2.log).
+        // long-causal-rows.log; with turns 0.85-0.92x).
         if (longRows)
           blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;
         auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,

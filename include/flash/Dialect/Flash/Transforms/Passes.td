@@ -75,7 +75,7 @@ def FlashPlan : Pass<"flash-plan"> {
 
     With `wgmma` (the sm_90a pipelines set it), prefill configurations use
     warpgroup MMA (`wgmma = true`, see `#flash.config`), from the H200 tile
-    sweeps in `bench/results/2026-11-29-h200-wgmma-sweep*.txt`:
+    sweeps in `bench/results/2026-11-29-h200-wgmma-tile-sweep.txt`:
 
     | head dim | BlockM x BlockN | warps | measured vs FA2 (S = 512..16k) |
     | --- | --- | --- | --- |
@@ -89,7 +89,8 @@ def FlashPlan : Pass<"flash-plan"> {
     two consumer warpgroups do not run in lockstep, so one's mask work
     overlaps the other's GEMMs. A document mask ran at 0.76-0.77x the time
     of the 192 x 96 kernel (1.16-1.18x the unmasked kernel against 1.50x),
-    a prefix-LM mask at 1.01x (bench/results/2026-12-02-h200-session11-*).
+    a prefix-LM mask at 1.01x
+    (bench/results/2026-12-02-h200-mask-mod-producer-config.log).
     Head dim 64 keeps 64 x 64: producer configs with two consumer
     warpgroups ran its document mask 1.09-1.24x slower.
     Without a `block_mask` hint or key bounds that flash-tile derives from
@@ -98,18 +99,18 @@ def FlashPlan : Pass<"flash-plan"> {
     config also takes FA3's ping-pong turns (`pingpong = true`,
     flash-pingpong): document mask and prefix-LM 1.04-1.11x the unmasked
     kernel against 1.09-1.20x without turns
-    (bench/results/2026-12-02-h200-session13-call*); with a hint most
+    (bench/results/2026-12-02-h200-mask-mod-pingpong.log); with a hint most
     blocks run no mask, and the turns cost an unmasked loop 9-17 %.
     A causal mask_mod takes the same turns when unhinted (0.945-0.949x the
     time of 64 x 96 at 16k, 1.000x at 4k, with the longest-first grid:
-    bench/results/2026-12-02-h200-session14-call5-mods.log); a hinted causal
+    bench/results/2026-12-02-h200-mask-mod-pingpong.log); a hinted causal
     one keeps 64 x 96.
 
     Causal head dim 128 without mods (the causal attribute alone) picks
     its config by Sq (`long-causal-rows`, default 2048): from there on the
     producer config (128 x 96, 8 consumer warps, 3 stages, no turns) ran
     1.009-1.091x the speed of 64 x 96 (2k-16k), below it 0.91-0.96x
-    (bench/results/2026-12-03-h200-session19-call2-*). A static Sq picks
+    (bench/results/2026-12-03-h200-long-causal-rows.log). A static Sq picks
     one; on memrefs a dynamic Sq gets both, `scf.if Sq >= long-causal-rows`
     around two clones of the op, so that the entry point launches the kernel
     its call's Sq wants (the tensor form, whose function boundary alone is
