@@ -138,9 +138,54 @@ def small(entries, pairs):
     return cs
 
 
+class SharedMath:
+    """While a quiet_run runs, each case's inputs are drawn once and
+    attention_math runs once per (inputs, dtype, semantics): make_inputs is a
+    function of the case (its seed), and attention_math of its arguments, so
+    the fake kernel's float32 math, the reference and the baseline are the
+    very tensors the unshared code computes again, bit for bit, and every
+    verdict is the same. The point is time: Debian's CPU torch multiplies
+    with a generic GEMM, and the planted-bug tests run the same cases again
+    and again (a minute of identical products before). Outputs are handed
+    out as copies; the cache holds the input tensors, so their ids stay
+    unique while they key it."""
+
+    def __init__(self):
+        self.inputs, self.math = {}, {}
+        self.make_inputs, self.attention_math = C.make_inputs, C.attention_math
+
+    def shared_inputs(self, case, abi, device):
+        key = (case.name, case.seed, abi["dtype"], abi["head_dim"], abi["head_dim_v"], str(device))
+        if key not in self.inputs:
+            self.inputs[key] = self.make_inputs(case, abi, device)
+        return self.inputs[key]
+
+    def shared_math(self, q, k, v, abi, dtype, mods=None):
+        if mods is not None:
+            return self.attention_math(q, k, v, abi, dtype, mods)
+        key = (id(q), id(k), id(v), dtype, repr(sorted(abi.items())))
+        hit = self.math.get(key)
+        if hit is None or not (hit[0] is q and hit[1] is k and hit[2] is v):
+            hit = (q, k, v, self.attention_math(q, k, v, abi, dtype))
+            self.math[key] = hit
+        o, lse = hit[3]
+        return o.clone(), None if lse is None else lse.clone()
+
+    def __enter__(self):
+        C.make_inputs, C.attention_math = self.shared_inputs, self.shared_math
+        return self
+
+    def __exit__(self, *exc):
+        C.make_inputs, C.attention_math = self.make_inputs, self.attention_math
+
+
+SHARED = SharedMath()
+
+
 def quiet_run(cases, loader, **kw):
     logs = []
-    res = C.run_all(cases, loader, device=DEV, log=logs.append, **kw)
+    with SHARED:
+        res = C.run_all(cases, loader, device=DEV, log=logs.append, **kw)
     return res, logs
 
 
