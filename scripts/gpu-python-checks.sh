@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The PyTorch integration's GPU checks (scripts/gpu-python-checks.py) in one
-# device call on the H200, from a checkout with build/lib/libflashrt.so and a
+# run on the GPU machine, from a checkout with build/lib/libflashrt.so and a
 # kernel cache precompiled elsewhere (the GPU machine has no MLIR):
 #
 #   scripts/gpu-python-checks.sh CACHE_DIR [OUT_DIR]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU end-to-end suite, meant to be the whole of one device call on the H200:
+# GPU end-to-end suite, one run on the GPU machine (H100 or H200):
 #   1. nvidia-smi -L
 #   2. bench/correctness.py (full matrix)
 #   3. compute-sanitizer --tool memcheck  on bench/correctness.py --sanitize
@@ -20,7 +20,7 @@
 #                 smi,correctness,memcheck,racecheck,benchmark)
 #   SUITE_QUICK=1 run correctness.py --quick instead of the full matrix
 #   T_CORRECTNESS T_MEMCHECK T_RACECHECK T_BENCHMARK  per-step time limits in
-#                 seconds (defaults 150 120 120 180: the sum fits a 10-minute call)
+#                 seconds (defaults 150 120 120 180: the sum fits in 10 minutes)
 #   CORRECTNESS_ARGS BENCHMARK_ARGS  extra arguments for those scripts
 set -u
 
