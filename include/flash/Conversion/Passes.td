@@ -42,7 +42,8 @@ def FlashToGpu : Pass<"flash-to-gpu", "::mlir::ModuleOp"> {
     together, is refused), into a `gpu.func` in
     the `gpu.module @flash_kernels` (with an `#nvvm.target`) and replaces
     the grid by a `gpu.launch_func` with one program per grid iteration (x =
-    Q row block, y = query head, z = batch) and `32 * warps` threads.
+    Q row block, y = query head, z = batch) and `32 * warps` threads (plus
+    128 for a producer warpgroup).
 
     The kernel is the grid's own IR lowered op by op onto the layouts the
     tiles carry (FA2's register layouts); its math is exactly what `flash-online-softmax` wrote, the

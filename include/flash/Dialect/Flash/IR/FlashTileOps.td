@@ -50,7 +50,8 @@ def Flash_GridOp : Flash_Op<"grid", [
 
     ```mlir
     flash.grid (%m, %h, %b) in (%nm, %nh, %nb) kv_lens(%lens : memref<?xi32>)
-        attributes {config = #flash.config<128, 64, 4, 2>} {
+        attributes {config = #flash.config<block_m = 128, block_n = 64,
+                                           warps = 4, stages = 2>} {
       ...
     }
     ```

@@ -186,8 +186,9 @@ def FlashFoldGQA : Pass<"flash-fold-gqa"> {
 
     With one query, `causal` sees every key and is dropped. Hq and Hkv must
     be static (the folded Sq = G sizes the query block). Ops with a
-    window or ALiBi (whose per-row masks would change meaning), the tensor
-    form and the partial form are left alone.
+    window, ALiBi or a score_mod / mask_mod (functions of the head and the
+    row, which would change meaning), the tensor form and the partial form
+    are left alone.
   }];
   let statistics = [
     Statistic<"numFolded", "num-folded", "Attentions folded">,
@@ -252,16 +253,19 @@ def FlashTile : Pass<"flash-tile"> {
     Rewrites each `flash.attention` (memref form; the tensor form is first
     moved onto buffers) into FA2's structure:
 
-    * the grid: an `scf.parallel` over (Q row block, query head, batch), one
-      program per iteration, reading its Q block once;
-    * per program, loops over K/V blocks of `#flash.config`'s BlockN whose
-      bounds are clipped: causal/right-window blocks right of the diagonal
-      and left-window blocks left of the band are never visited;
+    * the grid: a `flash.grid` over (Q row block, query head, batch[,
+      split]), one program per point, carrying the `#flash.config`; each
+      program reads its Q block once (`flash.tile_load`);
+    * per program, `flash.kv_loop` runs over K/V blocks of the config's
+      BlockN whose bounds are clipped: causal/right-window blocks right of
+      the diagonal and left-window blocks left of the band are never
+      visited;
     * the blocks that need an element mask (the causal/window diagonal band,
       `ceil(BlockM/BlockN) + 1` blocks iterated right to left, the ragged
       last block of a sequence, the left window edge) are peeled into their
-      own loops of `flash.tile_update {masked}`; the main loop's updates
-      carry no mask at all;
+      own runs (`role` `masked_right` / `masked_left`) of
+      `flash.tile_update {masked}`; the `main` run's updates carry no mask
+      at all;
     * tails are masked, not padded by the caller: blocks past a sequence end
       are read zero-padded and masked, tail rows are not stored;
     * the epilogue `flash.tile_finalize` and the store of O (and LSE).
@@ -277,20 +281,25 @@ def FlashTile : Pass<"flash-tile"> {
       two rows (checked per program) falls back to masking every block.
       `key-bounds=false` turns this off (every block then runs the
       mask_mod, as without a hint).
-    * without a hint, a mask_mod with a conjunct `F(b, h, i) == G(b, h, j)`
-      (F not reading j, G not reading i: a document mask `doc[i] ==
-      doc[j]`) has every block it masks element-wise classified in the
+    * with `uniform-blocks`, without a hint, a mask_mod with a conjunct
+      `F(b, h, i) == G(b, h, j)` (F not reading j, G not reading i: a
+      document mask `doc[i] == doc[j]`) has its blocks decided in the
       program (`UniformBlocks.h`): F's minimum and maximum over the
-      program's rows once, and per block an `scf.if` on the block's G
-      values: all outside [min, max] skips the block (the update is not
-      run), all equal to the rows' one value runs the update without the
-      conjunct; the rest run the mask_mod. Exact for any ids (sorted or
-      not). Not under ping-pong configs. Off by default: flash-lower-to-cpu
-      turns it on; the GPU lowering is not measured yet.
+      program's rows once, then one scan of G over the program's keys (an
+      `scf.for` over chunks of keys before the KV loops) gives the
+      program's hint from the data: the runs skip the keys before the
+      first and after the last key whose G lies in [min, max]. When the
+      conjunct is the whole mask_mod, the keys between run with no mask
+      where the rows share one F and every such key has it; otherwise each
+      block of the interval is decided by an `scf.if` (all G outside
+      [min, max]: skipped; all equal to the rows' one value: run without
+      the conjunct; else the mask_mod element-wise). Exact for any ids
+      (sorted or not). Not under ping-pong configs. Off when the pass runs
+      alone; both named pipelines turn it on.
 
     The ops must carry a `#flash.config` (run `flash-plan` first). For
-    static shapes the grid carries `flash.masked_iterations` and
-    `flash.unmasked_iterations`, the same counts as the statistics (which
+    static shapes the grid carries `masked_iterations` and
+    `unmasked_iterations`, the same counts as the statistics (which
     no-assert LLVM builds compile out; not given with a hint or with key
     bounds, whose blocks depend on data).
   }];
