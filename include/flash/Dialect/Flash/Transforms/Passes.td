@@ -281,21 +281,21 @@ def FlashTile : Pass<"flash-tile"> {
       two rows (checked per program) falls back to masking every block.
       `key-bounds=false` turns this off (every block then runs the
       mask_mod, as without a hint).
-    * with `uniform-blocks`, without a hint, a mask_mod with a conjunct
-      `F(b, h, i) == G(b, h, j)` (F not reading j, G not reading i: a
-      document mask `doc[i] == doc[j]`) has its blocks decided in the
-      program (`UniformBlocks.h`): F's minimum and maximum over the
-      program's rows once, then one scan of G over the program's keys (an
-      `scf.for` over chunks of keys before the KV loops) gives the
-      program's hint from the data: the runs skip the keys before the
-      first and after the last key whose G lies in [min, max]. When the
-      conjunct is the whole mask_mod, the keys between run with no mask
-      where the rows share one F and every such key has it; otherwise each
-      block of the interval is decided by an `scf.if` (all G outside
-      [min, max]: skipped; all equal to the rows' one value: run without
-      the conjunct; else the mask_mod element-wise). Exact for any ids
-      (sorted or not). Not under ping-pong configs. Off when the pass runs
-      alone; both named pipelines turn it on.
+    * without a hint, a mask_mod with a conjunct `F(b, h, i) == G(b, h, j)`
+      (F not reading j, G not reading i: a document mask `doc[i] ==
+      doc[j]`) has its blocks decided in the program (`UniformBlocks.h`):
+      F's minimum and maximum over the program's rows once, then one scan
+      of G over the program's keys (an `scf.for` over chunks of keys
+      before the KV loops) gives the program's hint from the data: the
+      runs skip the keys before the first and after the last key whose G
+      lies in [min, max]. When the conjunct is the whole mask_mod, the
+      keys between run with no mask where the rows share one F and every
+      such key has it; otherwise an `scf.if` on each block's G values
+      decides it: all outside [min, max] skips the block (the update is not
+      run), all equal to the rows' one value runs the update without the
+      conjunct; the rest run the mask_mod. Exact for any ids (sorted or
+      not). Not under ping-pong configs. Off by default: flash-lower-to-cpu
+      turns it on; the GPU lowering is not measured yet.
 
     The ops must carry a `#flash.config` (run `flash-plan` first). For
     static shapes the grid carries `masked_iterations` and
