@@ -12,9 +12,11 @@ decode_bf16_d128_h32x8_q1_lens_page16, or a merge kernel combine_<dtype>_v<Dv>
 import argparse
 import sys
 
-from . import FlashError, load_runtime, precompile
-from .variants import parse_name
+from . import runtime
 from .cache import default_cache_dir, find_compiler
+from .errors import FlashError
+from .ops import precompile
+from .variants import parse_name
 
 
 def main(argv=None):
@@ -36,9 +38,8 @@ def main(argv=None):
             sys.stdout.write("\n".join(parse_name(v).mlir() for v in a.variants))
         else:
             try:
-                load_runtime()
-                from . import _lib_path
-                print("runtime:", _lib_path)
+                runtime.load_runtime()
+                print("runtime:", runtime._lib_path)
             except FlashError as ex:
                 print("runtime:", ex)
             print("compiler:", find_compiler())

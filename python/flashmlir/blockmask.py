@@ -19,12 +19,13 @@ promise gives undefined results, as FlexAttention's does, so the hint is
 best computed from the mask (block_mask_from_mask, doc_block_mask).
 """
 
+from .errors import FlashError
+
 __all__ = ["BlockMask", "block_mask_from_mask", "doc_block_mask", "DOC_MASK_MOD",
            "PREFIX_LM_MASK_MOD"]
 
 
 def _error(msg):
-    from . import FlashError
     return FlashError(msg)
 
 

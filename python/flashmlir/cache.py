@@ -19,6 +19,11 @@ lives in).
 Concurrency: one compile per variant, also under concurrent first calls:
 a lock per (variant, chip) inside the process and an fcntl lock file across
 processes; artifacts are written to a temporary name and renamed into place.
+
+The cache opens an artifact with the binding's class for its entry
+(flashmlir.runtime): a merge kernel (Combine) with CombineKernel, a variant
+with Kernel. It also holds the process's default cache and chip, which
+flashmlir.attention and flashmlir.combine share (set_cache_dir, set_chip).
 """
 
 import fcntl
@@ -33,9 +38,12 @@ import subprocess
 import threading
 import time
 
+from .errors import FlashError
+from .runtime import CombineKernel, Kernel, device_info
+from .variants import Combine
 
 __all__ = ["Compiler", "KernelCache", "default_cache_dir", "find_compiler", "set_compiler",
-           "chip_for_device"]
+           "chip_for_device", "kernel_cache", "set_cache_dir", "set_chip"]
 
 _override = None  # set_compiler(): a Compiler, False (none) or None (search)
 
@@ -104,7 +112,6 @@ class Compiler:
         return [a.format(mlir=mlir, out=out, chip=chip) for a in self.command]
 
     def run(self, mlir, out, chip):
-        from . import FlashError
         argv = self.argv(mlir, out, chip)
         env = dict(os.environ, **self.env)
         try:
@@ -225,8 +232,8 @@ class KernelCache:
             return kern
 
     def _open(self, path, variant):
-        from . import FlashError, Kernel
-        opener = self._opener or getattr(variant, "open_kernel", None) or Kernel
+        # A merge kernel has no ABI record: it is called through its C interface.
+        opener = self._opener or (CombineKernel if isinstance(variant, Combine) else Kernel)
         kern = opener(path, variant.name)
         abi = getattr(kern, "abi", None)
         if isinstance(abi, dict):
@@ -254,7 +261,6 @@ class KernelCache:
     def build(self, variant, chip):
         """The artifact path of (variant, chip), compiling it on a miss when
         a compiler is available; else FlashError with the command to run."""
-        from . import FlashError
         compiler = self.compiler()
         found = self.find(variant, chip, compiler)
         if found:
@@ -300,3 +306,43 @@ def precompile_command(variants, chip, directory="DIR"):
     """The shell command that fills `directory` with these variants."""
     names = " ".join(shlex.quote(str(v) if isinstance(v, str) else v.name) for v in variants)
     return f"python3 -m flashmlir precompile --chip={chip} --cache-dir={directory} {names}"
+
+
+# ---------------------------------------------------------------------------
+# The process's kernel cache and chip (flashmlir.attention's and
+# flashmlir.combine's; flashmlir.ops re-exports the setters).
+
+_settings_lock = threading.Lock()
+_cache = None
+_chip = None
+
+
+def set_cache_dir(directory):
+    """Where compiled kernels are found and put (default:
+    flashmlir.cache.default_cache_dir())."""
+    global _cache
+    with _settings_lock:
+        _cache = KernelCache(directory)
+
+
+def kernel_cache():
+    global _cache
+    if _cache is None:
+        with _settings_lock:
+            if _cache is None:
+                _cache = KernelCache(default_cache_dir())
+    return _cache
+
+
+def set_chip(chip):
+    """Overrides the chip kernels are compiled for (default: from the GPU,
+    see flashmlir.cache.chip_for_device)."""
+    global _chip
+    _chip = chip
+
+
+def _current_chip():
+    global _chip
+    if _chip is None:
+        _chip = chip_for_device(*device_info()[:2])
+    return _chip

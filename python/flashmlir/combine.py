@@ -13,81 +13,21 @@ split-KV merge of Flash-Decoding as one op, so that code merging partials
 math instead of writing the formula again.
 
 The entry has no ABI record; it is called through its MLIR C interface with
-memref descriptors built here: on the GPU through flashrt_invoke (on
-PyTorch's current stream, like flashmlir.attention), on the CPU directly.
-The GPU kernel indexes with 32 bits, so calls are split along batch, heads
-and rows into views under 2 GiB.
+memref descriptors (flashmlir.runtime.CombineKernel, which the kernel cache
+opens it with): on the GPU through flashrt_invoke (on PyTorch's current
+stream, like flashmlir.attention), on the CPU directly. The GPU kernel
+indexes with 32 bits, so calls are split along batch, heads and rows into
+views under 2 GiB.
 """
 
-import ctypes
-import os
-
-from . import FlashError, _check_path
+from .cache import _current_chip, kernel_cache
+from .errors import FlashError
+from .runtime import CombineKernel, _descriptor  # noqa: F401 - flashmlir.combine's names
 from .variants import Combine
 
 __all__ = ["combine", "CombineKernel", "MAX_VIEW_BYTES"]
 
 MAX_VIEW_BYTES = 2**31 - 1  # what 32-bit index arithmetic addresses
-
-
-def _descriptor(t):
-    """An MLIR memref descriptor {allocated, aligned, offset, sizes, strides}
-    of tensor t (its data pointer already includes the storage offset)."""
-    n = t.dim()
-
-    class Desc(ctypes.Structure):
-        _fields_ = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
-                    ("offset", ctypes.c_int64), ("sizes", ctypes.c_int64 * n),
-                    ("strides", ctypes.c_int64 * n)]
-
-    return Desc(t.data_ptr(), t.data_ptr(), 0, (ctypes.c_int64 * n)(*t.shape),
-                (ctypes.c_int64 * n)(*t.stride()))
-
-
-class CombineKernel:
-    """The C-interface entry `_mlir_ciface_<func>` of a compiled combine."""
-
-    def __init__(self, artifact_path, func):
-        _check_path("artifact path", artifact_path)
-        self.artifact_path = os.fsdecode(artifact_path)
-        self.func = func
-        self.abi = None
-        self.gpu = True
-        with open(self.artifact_path, "rb") as f:  # host-only artifacts need no runtime
-            self.gpu = b"mgpuLaunchKernel" in f.read()
-        if self.gpu:
-            from . import _torch_cuda_context, load_runtime
-            self._rt = load_runtime()  # RTLD_GLOBAL: the artifact's mgpu* symbols
-            if not hasattr(self._rt, "flashrt_invoke"):
-                raise FlashError("this libflashrt has no flashrt_invoke; use a newer runtime")
-            self._rt.flashrt_invoke.restype = ctypes.c_int
-            self._rt.flashrt_invoke.argtypes = [ctypes.c_void_p, ctypes.c_int,
-                                                ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
-            _torch_cuda_context()  # the constructor loads the cubin into PyTorch's context
-        try:
-            self._lib = ctypes.CDLL(os.path.abspath(self.artifact_path))
-            self._entry = getattr(self._lib, "_mlir_ciface_" + func)
-        except (OSError, AttributeError) as ex:
-            raise FlashError(f"cannot open {func} in {self.artifact_path}: {ex}") from None
-        self._entry.restype = None
-        self._entry.argtypes = [ctypes.c_void_p] * 4
-
-    def __call__(self, parts_o, parts_lse, out, lse):
-        descs = [_descriptor(t) for t in (parts_o, parts_lse, out, lse)]
-        ptrs = [ctypes.addressof(d) for d in descs]
-        if not self.gpu:
-            self._entry(*ptrs)
-            return
-        from . import _error, _raw_stream
-        dev = out.get_device()
-        args = (ctypes.c_void_p * 4)(*ptrs)
-        rc = self._rt.flashrt_invoke(ctypes.cast(self._entry, ctypes.c_void_p), 4, args,
-                                     _raw_stream(dev))
-        if rc:
-            raise _error(self._rt, rc, self.func)
-
-    def __repr__(self):
-        return f"CombineKernel({self.artifact_path!r}, {self.func!r})"
 
 
 def _span_bytes(t):
@@ -146,7 +86,6 @@ def combine(parts_o, parts_lse, out, lse, *, cache=None, chip=None):
     """Merges the partials into out and lse (see the module docstring).
     `cache` (a KernelCache) and `chip` default to flashmlir.attention's, the
     chip to "cpu" for CPU tensors."""
-    from . import ops
     dtype = _check(parts_o, parts_lse, out, lse)
     if dtype is None:
         raise FlashError(f"combine: out must be bfloat16, float16 or float32, not {out.dtype}")
@@ -154,8 +93,8 @@ def combine(parts_o, parts_lse, out, lse, *, cache=None, chip=None):
         return out, lse
     on_gpu = out.device.type == "cuda"
     if chip is None:
-        chip = ops._current_chip() if on_gpu else "cpu"
-    kern = (cache or ops.kernel_cache()).get(Combine(dtype, int(out.shape[3])), chip)
+        chip = _current_chip() if on_gpu else "cpu"
+    kern = (cache or kernel_cache()).get(Combine(dtype, int(out.shape[3])), chip)
     limit = MAX_VIEW_BYTES if on_gpu else float("inf")
     for views in _split(parts_o, parts_lse, out, lse, limit):
         kern(*views)

@@ -55,8 +55,10 @@ fewer heads (Hq a multiple of Hkv). Forward only.
 import math
 import time
 
-from . import FlashError
 from .combine import MAX_VIEW_BYTES, _span_bytes, combine
+from .errors import FlashError
+from .ops import attention
+from .runtime import _empty_like_layout
 
 __all__ = ["ring_attention", "partition", "ring_lengths", "shard", "unshard", "flash_kernel",
            "high_priority_group", "RingProfile", "profile_table"]
@@ -161,8 +163,6 @@ def flash_kernel(q, k, v, causal, scale=None, limit=MAX_VIEW_BYTES):
     """The ring's default step kernel: flashmlir.attention's (O, LSE), in
     several calls writing into one output where a view exceeds `limit`."""
     import torch
-    from . import _empty_like_layout
-    from .ops import attention
     out = _empty_like_layout(torch, q, v.shape[3])
     lse = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
     for qq, kk, vv, oo, ll in _split_attention(q, k, v, out, lse, causal, limit):

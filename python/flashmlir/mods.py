@@ -29,6 +29,8 @@ import hashlib
 import json
 import re
 
+from .errors import FlashError
+
 __all__ = ["CAPTURE_DTYPES", "capture_type", "normalise", "check_region", "mods_hash"]
 
 # Element types a capture may have (the runtime's flashrt dtypes), by the
@@ -51,7 +53,6 @@ def capture_type(dtype, rank):
 def normalise(text):
     """The region text with each line stripped and blank lines dropped:
     indentation does not make another kernel."""
-    from . import FlashError
     if not isinstance(text, str):
         raise FlashError(f"a score_mod / mask_mod must be MLIR text (str), not "
                          f"{type(text).__name__}")
@@ -75,7 +76,6 @@ def _split_top(text):
 
 def block_arguments(kind, text):
     """[(name, type)] of the region's block header, and the body after it."""
-    from . import FlashError
     m = re.match(r"\^[\w$.-]*\s*\(", text)
     if not m:
         raise FlashError(f"{kind} must start with its block header, e.g. "
@@ -105,7 +105,6 @@ def check_region(kind, text, captures):
     """Checks the normalised region `text` of `kind` ("score_mod" or
     "mask_mod") against the captures [(dtype, rank)]; returns the names of
     its capture block arguments and its body."""
-    from . import FlashError
     args, body = block_arguments(kind, text)
     lead = len(_LEAD[kind])
     if len(args) != lead + len(captures):
@@ -131,7 +130,6 @@ def check_mods(score_mod, mask_mod, captures):
     """Checks the regions (normalised text or None) with the captures
     [(dtype, rank)] together: at least one region when there are
     captures, and every capture read by a region."""
-    from . import FlashError
     regions = [(k, t) for k, t in (("score_mod", score_mod), ("mask_mod", mask_mod)) if t]
     if captures and not regions:
         raise FlashError("captures are the operands of a score_mod / mask_mod: pass one "

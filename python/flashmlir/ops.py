@@ -45,49 +45,13 @@ memory that decode kernels allocate comes from PyTorch's caching allocator
 Eager calls skip the dispatcher (same code, less overhead).
 """
 
-import threading
-
-from . import FlashError, device_info
-from .cache import KernelCache, chip_for_device, default_cache_dir
 from .blockmask import BlockMask
+from .cache import KernelCache, _current_chip, kernel_cache, set_cache_dir, set_chip
+from .errors import FlashError
+from .runtime import _empty_like_layout
 from .variants import Variant, check_block_mask, check_mods_tensors, parse_name
 
 __all__ = ["attention", "precompile", "variant_for", "set_cache_dir", "set_chip", "kernel_cache"]
-
-_settings_lock = threading.Lock()
-_cache = None
-_chip = None
-
-
-def set_cache_dir(directory):
-    """Where compiled kernels are found and put (default:
-    flashmlir.cache.default_cache_dir())."""
-    global _cache
-    with _settings_lock:
-        _cache = KernelCache(directory)
-
-
-def kernel_cache():
-    global _cache
-    if _cache is None:
-        with _settings_lock:
-            if _cache is None:
-                _cache = KernelCache(default_cache_dir())
-    return _cache
-
-
-def set_chip(chip):
-    """Overrides the chip kernels are compiled for (default: from the GPU,
-    see flashmlir.cache.chip_for_device)."""
-    global _chip
-    _chip = chip
-
-
-def _current_chip():
-    global _chip
-    if _chip is None:
-        _chip = chip_for_device(*device_info()[:2])
-    return _chip
 
 
 def variant_for(q, k, v, *, causal=False, window=None, softcap=None, scale=None,
@@ -181,7 +145,6 @@ def _fake(q, k, v, causal=False, window=None, softcap=None, scale=None, kv_lens=
           block_table=None):
     """Output shapes without running anything (meta and fake tensors)."""
     import torch
-    from . import _empty_like_layout
     Variant.for_call(q, k, v, causal, window, softcap, scale, kv_lens, block_table)
     return (_empty_like_layout(torch, q, v.shape[3]),
             torch.empty(q.shape[:3], dtype=torch.float32, device=q.device))

@@ -33,6 +33,8 @@ import re
 import struct
 
 from . import mods as _mods
+from .blockmask import BlockMask
+from .errors import FlashError
 
 __all__ = ["Variant", "Combine", "DTYPES", "parse_name"]
 
@@ -75,7 +77,6 @@ class Variant:
                  softcap=None, scale=None, decode=False, heads_q=0, heads_kv=0, seq_q=0,
                  kv_lens=False, page_size=0, alibi=0, score_mod=None, mask_mod=None,
                  captures=(), block_mask=None):
-        from . import FlashError
         if dtype not in DTYPES:
             raise FlashError(f"unsupported dtype {dtype!r}: the GPU kernels take {' or '.join(DTYPES)}")
         head_dim_v = head_dim if head_dim_v is None else head_dim_v
@@ -213,7 +214,6 @@ class Variant:
     @classmethod
     def parse(cls, name):
         """The Variant whose .name is `name` (FlashError if it is none)."""
-        from . import FlashError
         parts = name.split("_")
         if len(parts) < 3 or parts[0] not in ("attn", "decode") or parts[1] not in DTYPES:
             raise FlashError(f"not a variant name: {name!r} (expected attn_<dtype>_d<D>... "
@@ -359,7 +359,6 @@ class Variant:
         prefill (one kernel for all shapes) otherwise. ALiBi's slopes and the
         captures are checked (check_mods_tensors); their types are the
         variant's, as is the block_mask's signature (BlockMask.check)."""
-        from . import FlashError
         dtype = _dtype_name(q)
         for name, t in (("k", k), ("v", v)):
             if _dtype_name(t) != dtype:
@@ -406,8 +405,6 @@ class Variant:
 def check_block_mask(q, block_mask):
     """The signature (rows, b1, h1) of a flashmlir.BlockMask checked against
     q (shape and device), or None."""
-    from . import FlashError
-    from .blockmask import BlockMask
     if block_mask is None:
         return None
     if not isinstance(block_mask, BlockMask):
@@ -418,7 +415,6 @@ def check_block_mask(q, block_mask):
 
 def _check_block_mask(block_mask, mask_mod, decode):
     """The Variant's block_mask: None or (rows, b1, h1), checked."""
-    from . import FlashError
     if not block_mask:
         return None
     try:
@@ -439,7 +435,6 @@ def check_mods_tensors(q, alibi_slopes, captures):
     tensors (f32/i32/bf16/f16, rank 0 to 4, non-empty) against q, all on q's
     device; returns the captures' (dtype, rank). Cheap: flashmlir.attention
     runs it on every call with mods, as the batch may change."""
-    from . import FlashError
     b, hq = q.shape[0], q.shape[1]
     if alibi_slopes is not None:
         if not hasattr(alibi_slopes, "dim"):
@@ -475,7 +470,6 @@ def check_mods_tensors(q, alibi_slopes, captures):
 
 
 def _dtype_name(t):
-    from . import FlashError
     name = {"torch.bfloat16": "bf16", "torch.float16": "f16"}.get(str(t.dtype))
     if name is None:
         raise FlashError(f"unsupported dtype {t.dtype}: the GPU kernels take bfloat16 or float16")
@@ -499,7 +493,6 @@ class Combine:
     DTYPES = DTYPES + ("f32",)
 
     def __init__(self, dtype, head_dim_v):
-        from . import FlashError
         if dtype not in self.DTYPES:
             raise FlashError(f"unsupported combine dtype {dtype!r}: one of "
                              f"{', '.join(self.DTYPES)}")
@@ -526,7 +519,6 @@ class Combine:
 
     @classmethod
     def parse(cls, name):
-        from . import FlashError
         m = re.fullmatch(r"combine_([a-z0-9]+)_v(\d+)", name)
         if not m:
             raise FlashError(f"not a combine name: {name!r} (expected combine_<dtype>_v<Dv>)")
@@ -534,10 +526,6 @@ class Combine:
         if v.name != name:
             raise FlashError(f"combine name {name!r} is not canonical: {v.name!r}")
         return v
-
-    def open_kernel(self, path, func):
-        from .combine import CombineKernel
-        return CombineKernel(path, func)
 
     def mlir(self):
         """A module with one function, named after the variant, holding the
