@@ -3,9 +3,10 @@
 // A deliberately simple, double-accumulating implementation of scaled
 // dot-product attention with the FlashAttention-2 feature set (causal and
 // sliding-window masks, GQA/MQA, softcap, ALiBi, KV-cache lengths, paged KV,
-// variable-length batches). It is the ground truth that CPU- and GPU-compiled
-// kernels are checked against, so it favours obviousness over speed and has
-// no MLIR/LLVM dependency.
+// variable-length batches), and of its backward pass (the analytic gradients
+// with respect to Q, K and V). It is the ground truth that CPU- and
+// GPU-compiled kernels are checked against, so it favours obviousness over
+// speed and has no MLIR/LLVM dependency.
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,6 +110,11 @@ struct AttentionParams {
   std::function<double(double s, int64_t b, int64_t h, int64_t i, int64_t j)>
       scoreMod;
   std::function<bool(int64_t b, int64_t h, int64_t i, int64_t j)> maskMod;
+  /// d scoreMod(s, b, h, i, j) / d s, for attentionBackward (which refuses a
+  /// scoreMod without it), called only where scoreMod's result is not -inf;
+  /// the forward ignores it.
+  std::function<double(double s, int64_t b, int64_t h, int64_t i, int64_t j)>
+      scoreModGrad;
   /// If set, each weight exp(s_j - m) goes through it before it multiplies
   /// v_j (l still sums the exact weights): a kernel's rounding of P to its
   /// dtype, for the error of the same computation in that dtype (FA2's
@@ -122,6 +128,40 @@ struct AttentionParams {
 /// (it cannot check that views cover enough memory).
 std::string attention(const AttentionParams &p, View4 q, View4 k, View4 v,
                       MutView4 out, float *lse);
+
+/// Computes the gradients dq, dk, dv of attention's output O with respect to
+/// q, k and v, given dOut = dLoss/dO: for L = sum(dOut * O), dq = dL/dq etc.
+/// O and LSE are recomputed from q, k, v, and everything is accumulated in
+/// double. Semantics, with the forward's visibility, GQA head mapping and
+/// score composition s_j = f(x_j), x_j = scale * (q_i . k_j), per
+/// (sequence b, query head h, row i) over the keys j visible to it:
+///
+///  * P_j = exp(s_j - LSE_i), dP_j = dOut_i . v_j, D_i = sum_j P_j dP_j
+///    (= dOut_i . O_i), dS_j = P_j (dP_j - D_i).
+///  * f'(x_j) is the chain rule through the forward's composition: the
+///    softcap contributes 1 - tanh^2(x_j / softcap), ALiBi (additive) 1, and
+///    a scoreMod scoreModGrad(s', b, h, i, j), where s' is the score
+///    scoreMod received.
+///  * dq_i += dS_j f'(x_j) scale k_j, dk_j += dS_j f'(x_j) scale q_i,
+///    dv_j += P_j dOut_i. With GQA, the dk/dv of a KV head sum over the query
+///    heads of its group.
+///  * A key hidden by a mask, by maskMod or by a -infinity score gets no
+///    gradient and contributes nothing: rows that see no key have dq_i = 0,
+///    keys that no row sees have dk_j = dv_j = 0.
+///
+/// Layouts are the forward's with dOut like O and dq/dk/dv like q/k/v
+/// ([B, Hq, Sq, D], [B, Hkv, Sk, D], [B, Hkv, Sk, Dv]; batch 1 with varlen),
+/// any strides; the outputs must not overlap each other or the inputs. They
+/// are written entirely: varlen padding rows get 0 (dOut is read only on rows
+/// a sequence owns). Training packs sequences with cuSeqlens, so kvLens and
+/// blockTable are refused, as are a scoreMod without scoreModGrad, a
+/// scoreModGrad without scoreMod, and roundWeight (the gradients are exact).
+/// Returns an empty string on success, else a description of the refused or
+/// invalid parameters (validated as the forward validates them), in which
+/// case nothing is written.
+std::string attentionBackward(const AttentionParams &p, View4 q, View4 k,
+                              View4 v, View4 dOut, MutView4 dq, MutView4 dk,
+                              MutView4 dv);
 
 /// Row-major strides of a buffer of shape [d0, d1, d2, d3].
 Strides4 contiguousStrides(const Shape4 &shape);
