@@ -1,7 +1,8 @@
 //===- InitAllFlash.h - Register everything flash ---------------*- C++ -*-===//
 //
 // One call each to register the flash dialect and all flash passes and
-// pipelines, for flash-opt and for compilers that embed the passes.
+// pipelines, for flash-opt and for compilers that embed the passes. It
+// belongs to the pipelines' layer (it includes everything below).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "flash/Conversion/Passes.h"
 #include "flash/Dialect/Flash/IR/FlashDialect.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Pipelines/Pipelines.h"
 #include "mlir/IR/DialectRegistry.h"
 
 namespace mlir::flash {
@@ -20,13 +22,11 @@ inline void registerAllFlashDialects(DialectRegistry &registry) {
 }
 
 /// Registers the flash passes, the conversions and the named pipelines.
-inline void registerAllFlashPasses() { registerFlashPassesAndPipelines(); }
-
-/// Registers the flash dialect and the dialect interfaces the named
-/// pipelines use (bufferization and deallocation models, the NVVM target,
-/// the LLVM IR translations), for a compiler that does not call
-/// registerAllExtensions.
-void registerFlashPipelineExtensions(DialectRegistry &registry);
+inline void registerAllFlashPasses() {
+  registerFlashPasses();
+  registerFlashConversionPasses();
+  registerFlashPipelines();
+}
 
 } // namespace mlir::flash
 

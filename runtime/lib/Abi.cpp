@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Abi.h"
+#include "flashrt/Abi.h"
 #include "flashrt.h"
 
 #include <cctype>

@@ -12,7 +12,7 @@
 #ifndef FLASHRT_CALL_H
 #define FLASHRT_CALL_H
 
-#include "Abi.h"
+#include "flashrt/Abi.h"
 #include "flashrt.h"
 
 #include <array>

@@ -9,7 +9,7 @@
 
 #include "flashrt.h"
 
-#include "Abi.h"
+#include "flashrt/Abi.h"
 #include "Call.h"
 #include "CudaDriver.h"
 #include "Runtime.h"

@@ -11,7 +11,7 @@
 
 #include "CpuMods.h"
 
-#include "ScalarEval.h"
+#include "flash/Dialect/Flash/Utils/ScalarEval.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -17,7 +17,7 @@
 #include "Cases.h"
 #include "GpuRun.h"
 
-#include "Abi.h" // runtime/lib: the ABI record reader libflashrt uses.
+#include "flashrt/Abi.h"
 
 namespace flash::run {
 

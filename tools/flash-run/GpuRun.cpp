@@ -47,7 +47,7 @@
 #include "GpuCaptures.h"
 #include "SizeGuard.h"
 
-#include "Abi.h" // runtime/lib: the ABI record reader libflashrt uses.
+#include "flashrt/Abi.h"
 #include "flash/Reference/Reference.h"
 #include "flashrt.h"
 

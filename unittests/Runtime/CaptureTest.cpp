@@ -15,7 +15,7 @@
 #include "FakeCuda.h"
 #include "RuntimeFixture.h"
 
-#include "../../runtime/lib/Abi.h"
+#include "flashrt/Abi.h"
 
 #include "gtest/gtest.h"
 

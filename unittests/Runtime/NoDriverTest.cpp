@@ -11,7 +11,7 @@
 
 #include "RuntimeTestUtil.h"
 
-#include "../../runtime/lib/Abi.h"
+#include "flashrt/Abi.h"
 
 #include "gtest/gtest.h"
 

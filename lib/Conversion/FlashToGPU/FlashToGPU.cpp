@@ -17,7 +17,7 @@
 #include "KernelEmitter.h"
 
 #include "flash/Conversion/Passes.h"
-#include "flash/Dialect/Flash/Transforms/Targets.h"
+#include "flash/Target/Targets.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

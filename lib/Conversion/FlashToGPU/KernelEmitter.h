@@ -41,7 +41,7 @@
 #define FLASH_CONVERSION_FLASHTOGPU_KERNELEMITTER_H
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
-#include "flash/Dialect/Flash/Transforms/Targets.h"
+#include "flash/Target/Targets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -13,7 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Conversion/Passes.h"
-#include "flash/Dialect/Flash/Transforms/Targets.h"
+#include "flash/Target/Targets.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"

@@ -7,7 +7,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashDialect.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
-#include "flash/Dialect/Flash/Transforms/Targets.h"
+#include "flash/Target/Targets.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"

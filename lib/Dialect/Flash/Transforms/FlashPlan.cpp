@@ -11,7 +11,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
-#include "flash/Dialect/Flash/Transforms/Targets.h"
+#include "flash/Target/Targets.h"
 #include "flash/Dialect/Flash/Utils/MaskKeys.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ScalarEval.h"
+#include "flash/Dialect/Flash/Utils/ScalarEval.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 

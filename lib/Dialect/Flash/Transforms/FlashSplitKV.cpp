@@ -12,7 +12,7 @@
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
-#include "flash/Dialect/Flash/Transforms/Targets.h"
+#include "flash/Target/Targets.h"
 
 namespace mlir::flash {
 #define GEN_PASS_DEF_FLASHSPLITKV

@@ -1,7 +1,8 @@
 //===- Passes.h - flash dialect passes --------------------------*- C++ -*-===//
 //
-// Declarations of the flash passes (generated from Passes.td) and of the
-// named pipelines built from them.
+// Declarations of the flash dialect's tile-level passes (generated from
+// Passes.td). The named pipelines built from them and the conversions are
+// declared in flash/Pipelines/Pipelines.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,8 +21,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassOptions.h"
-#include "llvm/Support/raw_ostream.h"
 
 namespace mlir::flash {
 
@@ -30,91 +29,6 @@ namespace mlir::flash {
 
 #define GEN_PASS_REGISTRATION
 #include "flash/Dialect/Flash/Transforms/Passes.h.inc"
-
-/// flash-plan, flash-tile, flash-online-softmax, bufferization and the
-/// standard lowering to the LLVM dialect for the host CPU. `pm` must be
-/// anchored on builtin.module; otherwise nothing is added, the reason goes to
-/// `errorStream` and the result is failure.
-LogicalResult buildFlashLowerToCPUPipeline(OpPassManager &pm,
-                                           raw_ostream &errorStream = llvm::errs());
-
-/// Options of the `flash-lower-to-gpu` pipeline. Checked as a whole by
-/// verifyFlashGpuPipelineOptions before any pass is added.
-struct FlashGpuPipelineOptions
-    : public PassPipelineOptions<FlashGpuPipelineOptions> {
-  Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("Target chip: sm_80, sm_86, sm_89, sm_90 or sm_90a "
-                     "(warpgroup MMA); see Targets.h"),
-      llvm::cl::init("sm_90")};
-  Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("gpu-module-to-binary format: isa (PTX), bin (cubin), "
-                     "fatbin"),
-      llvm::cl::init("bin")};
-  Option<double> splitMinEfficiency{
-      *this, "split-min-efficiency",
-      llvm::cl::desc("flash-split-kv's min-efficiency, in (0, 1] (FA2: 0.85)"),
-      llvm::cl::init(0.85)};
-  Option<int64_t> numSMs{
-      *this, "num-sms",
-      llvm::cl::desc("SMs of the target GPU for flash-plan and "
-                     "flash-split-kv, 1 to 1024 (H100/H200 SXM: 132)"),
-      llvm::cl::init(132)};
-  Option<int64_t> producerRegs{
-      *this, "producer-regs",
-      llvm::cl::desc("flash-to-gpu's producer-regs: setmaxnreg of the "
-                     "producer warpgroup beside 8 consumer warps, a multiple "
-                     "of 8 in [24, 168]"),
-      llvm::cl::init(64)};
-  Option<bool> occupancy{
-      *this, "occupancy",
-      llvm::cl::desc("Run flash-occupancy before gpu-module-to-binary: more "
-                     "programs an SM where ptxas then spills nothing (needs "
-                     "ptxas; off by default)"),
-      llvm::cl::init(false)};
-  Option<int64_t> longCausalRows{
-      *this, "long-causal-rows",
-      llvm::cl::desc("flash-plan's long-causal-rows: a causal head-dim-128 "
-                     "op without mods runs the producer config from this "
-                     "many query rows on (a dynamic Sq: both kernels behind "
-                     "a branch), >= 0, 0 never"),
-      llvm::cl::init(2048)};
-  Option<bool> keyBounds{
-      *this, "key-bounds",
-      llvm::cl::desc("flash-plan's and flash-tile's key-bounds: KV blocks "
-                     "that a mask_mod's own key tests rule out are skipped "
-                     "and those they keep whole run no mask_mod"),
-      llvm::cl::init(true)};
-  Option<bool> uniformBlocks{
-      *this, "uniform-blocks",
-      llvm::cl::desc("flash-tile's uniform-blocks: a mask_mod conjunct "
-                     "F(i) == G(j) (a document mask) decides per KV block, "
-                     "in the program, whether it is skipped, run without "
-                     "the conjunct or run element-wise"),
-      llvm::cl::init(true)};
-};
-
-/// Checks every option of `options` (chip from getSupportedChips(), format,
-/// numeric ranges); writes what is wrong, naming the accepted values, to
-/// `errorStream`.
-LogicalResult verifyFlashGpuPipelineOptions(const FlashGpuPipelineOptions &options,
-                                            raw_ostream &errorStream);
-
-/// flash-plan, flash-tile, bufferization of the tensor form, flash-to-gpu,
-/// the NVVM lowering of the kernels, gpu-module-to-binary and the host
-/// lowering to the LLVM dialect. Adds nothing and fails (the reason on
-/// `errorStream`) when an option is invalid or `pm` is not anchored on
-/// builtin.module.
-LogicalResult
-buildFlashLowerToGPUPipeline(OpPassManager &pm,
-                             const FlashGpuPipelineOptions &options,
-                             raw_ostream &errorStream = llvm::errs());
-
-/// Registers the passes and the named pipelines (`flash-lower-to-cpu`,
-/// `flash-lower-to-gpu`); a pipeline given bad options or nested where it
-/// cannot run reports an error through the pipeline parser.
-void registerFlashPassesAndPipelines();
 
 } // namespace mlir::flash
 

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FLASH_DIALECT_FLASH_TRANSFORMS_SCALAREVAL_H
-#define FLASH_DIALECT_FLASH_TRANSFORMS_SCALAREVAL_H
+#ifndef FLASH_DIALECT_FLASH_UTILS_SCALAREVAL_H
+#define FLASH_DIALECT_FLASH_UTILS_SCALAREVAL_H
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 
@@ -70,4 +70,4 @@ classifyMask(linalg::GenericOp ctx,
 
 } // namespace mlir::flash
 
-#endif // FLASH_DIALECT_FLASH_TRANSFORMS_SCALAREVAL_H
+#endif // FLASH_DIALECT_FLASH_UTILS_SCALAREVAL_H

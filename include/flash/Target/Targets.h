@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FLASH_DIALECT_FLASH_TRANSFORMS_TARGETS_H
-#define FLASH_DIALECT_FLASH_TRANSFORMS_TARGETS_H
+#ifndef FLASH_TARGET_TARGETS_H
+#define FLASH_TARGET_TARGETS_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
@@ -88,4 +88,4 @@ RegisterSplit getRegisterSplit(int64_t producerRegs);
 
 } // namespace mlir::flash
 
-#endif // FLASH_DIALECT_FLASH_TRANSFORMS_TARGETS_H
+#endif // FLASH_TARGET_TARGETS_H

@@ -10,9 +10,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Pipelines/Pipelines.h"
 #include "flash/Conversion/Passes.h"
-#include "flash/Dialect/Flash/Transforms/Targets.h"
+#include "flash/Dialect/Flash/Transforms/Passes.h"
+#include "flash/Target/Targets.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
@@ -247,9 +248,7 @@ reportTo(function_ref<LogicalResult(const Twine &)> errorHandler,
   return errorHandler(message);
 }
 
-void mlir::flash::registerFlashPassesAndPipelines() {
-  registerFlashPasses();
-  registerFlashConversionPasses();
+void mlir::flash::registerFlashPipelines() {
   registerPassPipeline(
       "flash-lower-to-cpu",
       "Lower flash.attention to the LLVM dialect for the host CPU "

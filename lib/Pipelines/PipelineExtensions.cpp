@@ -9,7 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "flash/InitAllFlash.h"
+#include "flash/Pipelines/Pipelines.h"
+#include "flash/Dialect/Flash/IR/FlashDialect.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -38,7 +39,7 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 void mlir::flash::registerFlashPipelineExtensions(DialectRegistry &registry) {
-  registerAllFlashDialects(registry);
+  registry.insert<FlashDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(

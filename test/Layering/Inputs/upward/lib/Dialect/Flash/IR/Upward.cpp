@@ -1,0 +1,2 @@
+// The dialect reaching up into the pipelines.
+#include "flash/Pipelines/Pipelines.h"

@@ -1,0 +1,1 @@
+#include "../../lib/Dialect/Flash/Transforms/Private.h"
