@@ -52,18 +52,19 @@ static void addHostToLLVMPasses(OpPassManager &pm) {
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
 }
 
-LogicalResult mlir::flash::buildFlashLowerToCPUPipeline(OpPassManager &pm,
-                                                        raw_ostream &errorStream) {
+LogicalResult
+mlir::flash::buildFlashLowerToCPUPipeline(OpPassManager &pm,
+                                          raw_ostream &errorStream) {
   if (failed(checkAnchor(pm, "flash-lower-to-cpu", errorStream)))
     return failure();
   // The flash stages.
   pm.addPass(createFlashSimplifyMods());
   pm.addPass(createFlashFoldGQA());
-  pm.addPass(createFlashPlan());
+  FlashPlanOptions cpuPlan;
+  cpuPlan.uniformBlocks = true; // UniformBlocks.h, through the config
+  pm.addPass(createFlashPlan(cpuPlan));
   pm.addPass(createFlashSplitKV());
-  FlashTileOptions cpuTile;
-  cpuTile.uniformBlocks = true; // UniformBlocks.h
-  pm.addPass(createFlashTile(cpuTile));
+  pm.addPass(createFlashTile());
   pm.addPass(createFlashOnlineSoftmax());
   pm.addPass(createFlashTileToSCF());
   pm.addPass(createCanonicalizerPass());
@@ -91,9 +92,8 @@ LogicalResult mlir::flash::buildFlashLowerToCPUPipeline(OpPassManager &pm,
   return success();
 }
 
-LogicalResult
-mlir::flash::verifyFlashGpuPipelineOptions(const FlashGpuPipelineOptions &options,
-                                           raw_ostream &errorStream) {
+LogicalResult mlir::flash::verifyFlashGpuPipelineOptions(
+    const FlashGpuPipelineOptions &options, raw_ostream &errorStream) {
   if (!lookupChip(options.chip)) {
     errorStream << "flash-lower-to-gpu: unsupported chip '" << options.chip
                 << "'; supported: " << getSupportedChipNames();
@@ -160,10 +160,8 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   split.smemPerBlockKB = chip.smemKB;
   split.minEfficiency = options.splitMinEfficiency;
   pm.addPass(createFlashSplitKV(split));
-  FlashTileOptions tile;
-  tile.keyBounds = options.keyBounds;
-  tile.uniformBlocks = options.uniformBlocks; // Uniform.cpp lowers it.
-  pm.addPass(createFlashTile(tile));
+  // flash-tile's mask analyses are the config's (flash-plan's options).
+  pm.addPass(createFlashTile());
   // The one statement of the online softmax, as on the CPU; then where each
   // of its tiles lives in the kernel (#flash.frag), which flash-to-gpu reads
   // when it lowers the ops onto registers.

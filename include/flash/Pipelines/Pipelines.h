@@ -69,13 +69,15 @@ struct FlashGpuPipelineOptions
       llvm::cl::init(2048)};
   Option<bool> keyBounds{
       *this, "key-bounds",
-      llvm::cl::desc("flash-plan's and flash-tile's key-bounds: KV blocks "
-                     "that a mask_mod's own key tests rule out are skipped "
-                     "and those they keep whole run no mask_mod"),
+      llvm::cl::desc(
+          "flash-plan's key-bounds (the config's key_bounds): KV blocks "
+          "that a mask_mod's own key tests rule out are skipped "
+          "and those they keep whole run no mask_mod"),
       llvm::cl::init(true)};
   Option<bool> uniformBlocks{
       *this, "uniform-blocks",
-      llvm::cl::desc("flash-tile's uniform-blocks: a mask_mod conjunct "
+      llvm::cl::desc("flash-plan's uniform-blocks (the config's "
+                     "uniform_blocks): a mask_mod conjunct "
                      "F(i) == G(j) (a document mask) decides per KV block, "
                      "in the program, whether it is skipped, run without "
                      "the conjunct or run element-wise"),

@@ -214,6 +214,18 @@ struct TileStoreOpLowering : OpRewritePattern<TileStoreOp> {
   }
 };
 
+/// A split-KV workspace is plain host memory on the CPU; the bufferization
+/// deallocation pipeline frees it.
+struct WorkspaceOpLowering : OpRewritePattern<WorkspaceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(WorkspaceOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<memref::AllocOp>(
+        op, cast<MemRefType>(op.getMemref().getType()), op.getDynamicSizes());
+    return success();
+  }
+};
+
 struct FlashTileToSCFPass
     : flash::impl::FlashTileToSCFBase<FlashTileToSCFPass> {
   using Base::Base;
@@ -233,5 +245,5 @@ struct FlashTileToSCFPass
 
 void mlir::flash::populateFlashTileToSCFPatterns(RewritePatternSet &patterns) {
   patterns.add<GridOpLowering, KVLoopOpLowering, TileLoadOpLowering,
-               TileStoreOpLowering>(patterns.getContext());
+               TileStoreOpLowering, WorkspaceOpLowering>(patterns.getContext());
 }

@@ -379,8 +379,9 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // path: the mma.sync kernels hold 4 rows a thread at up to 255
   // registers, and the bounds' live ranges made ptxas spill (d32, d64).
   SmallVector<Operation *> columns;
-  StringRef role = curLoop ? curLoop.getRole() : StringRef();
-  if (wg && (role == "main" || role == "mask_mod"))
+  if (wg && curLoop &&
+      (curLoop.getRole() == KVLoopRole::Main ||
+       curLoop.getRole() == KVLoopRole::MaskMod))
     for (auto &[add, at] : offsetAdds)
       if (at.second == 1)
         columns.push_back(add);

@@ -61,19 +61,14 @@ static bool readsAtMost(Operation *op) {
          });
 }
 
-/// The K and V tile reads of a KV loop: the B operands of its matmuls,
-/// K read transposed (S = Q K^T: B indexed (n, k)), V not.
+/// The K and V tile reads of a KV loop, by the role flash-tile gave them.
 static LogicalResult matchKVLoads(KVLoopOp loop, TileLoadOp &k, TileLoadOp &v) {
   for (auto load : loop.getBody().front().getOps<TileLoadOp>()) {
-    for (Operation *user : load->getUsers()) {
-      auto matmul = dyn_cast<linalg::MatmulOp>(user);
-      if (!matmul || matmul.getInputs()[1] != load.getResult())
-        continue;
-      AffineMap bMap = matmul.getIndexingMapsArray()[1];
-      bool transposed =
-          bMap.getNumResults() == 2 && bMap.getDimPosition(0) == 1;
-      (transposed ? k : v) = load;
-    }
+    TileLoadOp &slot = load.getRole() == TileRole::K ? k : v;
+    if (slot)
+      return load.emitOpError("flash-to-gpu: a KV loop reads one K tile and "
+                              "one V tile");
+    slot = load;
   }
   if (!k || !v)
     return loop.emitOpError("flash-to-gpu: a KV loop must read one K tile "
@@ -265,13 +260,14 @@ FailureOr<TiledAttention> matchGrid(GridOp grid) {
       t.kLoads.push_back(kLoad);
       t.vLoads.push_back(vLoad);
     } else if (auto load = dyn_cast<TileLoadOp>(op)) {
+      // The verifier keeps K and V loads inside KV loops.
       if (t.qLoad)
         return load.emitOpError("flash-to-gpu: an attention grid reads one "
                                 "Q tile");
       t.qLoad = load;
     } else if (auto store = dyn_cast<TileStoreOp>(op)) {
-      bool isO = cast<RankedTensorType>(store.getTile().getType()).getRank() == 2;
-      TileStoreOp &slot = isO ? t.oStore : t.lseStore;
+      TileStoreOp &slot =
+          store.getRole() == TileRole::O ? t.oStore : t.lseStore;
       if (slot)
         return store.emitOpError("flash-to-gpu: only the epilogue's O and "
                                  "LSE are stored, once each");
@@ -454,7 +450,8 @@ LogicalResult FlashToGpuPass::checkSupported(TiledAttention &t,
     return anchor->emitOpError("flash-to-gpu: ")
            << threads << " threads cannot split the " << bm << "/" << bn
            << " x " << headDim << " tiles into whole 16-byte copies";
-  int64_t smem = planned.getKernelSharedMemoryBytes(headDim);
+  int64_t smem = planned.getKernelSharedMemoryBytes(
+      headDim, elt.getIntOrFloatBitWidth() / 8);
   if (smem > smemLimitKB * 1024)
     return anchor->emitOpError("flash-to-gpu: the tiles need ")
            << smem << " bytes of shared memory, over the target's "
@@ -529,7 +526,7 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   bool kvLens = false, splitKV = false;
   hostFunc.walk([&](Operation *op) {
     auto g = dyn_cast<GridOp>(op);
-    if ((g && g.getCombine()) || op->hasAttr("flash.workspace"))
+    if ((g && g.getCombine()) || isa<WorkspaceOp>(op))
       splitKV = true;
     kvLens |= g && g.getKvLens();
   });
@@ -669,7 +666,9 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module, GridOp grid) {
                                         1, /*wgmma=*/false,
                                         /*producer=*/false,
                                         /*pingpong=*/false,
-                                        /*producerRegs=*/0),
+                                        /*producerRegs=*/0,
+                                        /*keyBounds=*/true,
+                                        /*uniformBlocks=*/false),
                         kb.getF32Type(), dv);
   SmallVector<Value> hostArgs;
   if (failed(emitter.emitCombine(hostArgs)))
@@ -709,13 +708,10 @@ void FlashToGpuPass::emitAbiRecords(ModuleOp module) {
 }
 
 void FlashToGpuPass::allocateWorkspaces(ModuleOp module) {
-  SmallVector<memref::AllocOp> allocs;
-  module.walk([&](memref::AllocOp a) {
-    if (a->hasAttr("flash.workspace"))
-      allocs.push_back(a);
-  });
+  SmallVector<WorkspaceOp> allocs;
+  module.walk([&](WorkspaceOp a) { allocs.push_back(a); });
   auto tokenType = gpu::AsyncTokenType::get(&getContext());
-  for (memref::AllocOp a : allocs) {
+  for (WorkspaceOp a : allocs) {
     OpBuilder b(a);
     Location loc = a.getLoc();
     // Stream-ordered on the caller's stream (the runtime maps every

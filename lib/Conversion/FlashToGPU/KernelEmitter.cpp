@@ -466,7 +466,9 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
     state.push_back(map.lookup(init));
 
   auto loop = scf::ForOp::create(b, loc, c(0), trips[li], c(1), state);
-  loop->setAttr("flash.kv_loop", kvLoop.getRoleAttr());
+  // The run's role, for reading the kernel's IR (tests, listings).
+  loop->setAttr("flash.kv_loop",
+                b.getStringAttr(stringifyKVLoopRole(kvLoop.getRole())));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value j = loop.getInductionVar();

@@ -111,31 +111,27 @@ struct TiledAttention {
 /// stores. Fills `t`'s pipeline fields (Pipeline.cpp).
 LogicalResult checkPipeline(TiledAttention &t);
 
-/// A tile value spread over the threads of the program; its Kind is the
-/// value's #flash.frag layout (fragmentKind).
+/// A tile value spread over the threads of the program; its kind is the
+/// value's #flash.frag layout (fragmentKind), as registers:
+///  * acc: a [block_m, cols] tile; register frag(mt, nt, r, cols / 8) holds
+///    row warpRow(mt) + g + 8 * (r / 2), column 8 * nt + 2 * tq + r % 2.
+///    16-bit tiles are packed: one i32 per two adjacent columns (r, r + 1),
+///    as mma operands and stores want them.
+///  * row: a [block_m] vector; register 2 * mt + h holds row warpRow(mt) +
+///    g + 8 * h, the same in the four lanes of the quad that owns the row.
+///  * row_partial: the same, but each lane holds a part of a sum: the row's
+///    value is the quad's total (FA2's row sum l, reduced in the epilogue).
+///  * spread: a free [n] vector; register r holds element min(lane + 32 r,
+///    n - 1) (the last element repeated in the lanes past it), every warp.
+///  * cta: a free [n] vector, n a multiple of the program's threads T;
+///    register r holds element tid + T r (each element in one thread).
+///  * uniform: a 0-d value, one register, the same in every thread.
 struct Fragment {
-  enum Kind {
-    /// A [block_m, cols] tile in the accumulator layout; register
-    /// frag(mt, nt, r, cols / 8) holds row warpRow(mt) + g + 8 * (r / 2),
-    /// column 8 * nt + 2 * tq + r % 2. 16-bit tiles are packed: one i32
-    /// per two adjacent columns (r, r + 1), as mma operands and stores
-    /// want them.
-    Acc,
-    /// A [block_m] vector: register 2 * mt + h holds row warpRow(mt) + g +
-    /// 8 * h, the same in the four lanes of the quad that owns the row.
-    Row,
-    /// The same, but each lane holds a part of a sum: the row's value is
-    /// the quad's total (FA2's row sum l, reduced once in the epilogue).
-    RowPartial,
-    /// A free [n] vector: register r holds element min(lane + 32 r, n - 1)
-    /// (the last element repeated in the lanes past it), in every warp.
-    Spread,
-    /// A free [n] vector, n a multiple of the program's threads T:
-    /// register r holds element tid + T r (each element in one thread).
-    Cta,
-    /// A 0-d value: one register, the same in every thread.
-    Uniform,
-  };
+  using Kind = FragKind;
+  static constexpr Kind Acc = FragKind::Acc, Row = FragKind::Row,
+                        RowPartial = FragKind::RowPartial,
+                        Spread = FragKind::Spread, Cta = FragKind::Cta,
+                        Uniform = FragKind::Uniform;
   Kind kind = Acc;
   Type elt;
   int64_t cols = 0;
@@ -143,8 +139,8 @@ struct Fragment {
   bool packed() const { return kind == Acc && elt.getIntOrFloatBitWidth() == 16; }
 };
 
-/// The Fragment::Kind of a register tile `v` by its #flash.frag layout
-/// (`acc`, `row`, `row_partial`, `spread`, `uniform`; Layout.cpp).
+/// The register layout of tile `v`: its #flash.frag kind, `acc` for a tile
+/// without one or in shared memory (Layout.cpp).
 Fragment::Kind fragmentKind(Value v);
 
 /// Clones `body` (but its terminator) through `m`, selecting each op;
@@ -186,6 +182,7 @@ public:
     cpThreads = threads;
     mTiles = bm / (16 * warps);
     pitch = ConfigAttr::getRowPitch(headDim);
+    smem = config.getSmemMap(headDim, eltType.getIntOrFloatBitWidth() / 8);
     f32 = b.getF32Type();
     i32 = b.getI32Type();
     ctx = b.getContext();
@@ -199,7 +196,7 @@ public:
   /// loop the thread id, memref accesses global loads and stores.
   LogicalResult emitCombine(SmallVectorImpl<Value> &hostArgs);
 
-  int64_t smemBytes() const { return config.getKernelSharedMemoryBytes(d); }
+  int64_t smemBytes() const { return smem.totalBytes(); }
   /// Threads per program: the consumers plus the producer warpgroup.
   int64_t launchThreads() const { return config.getProgramThreads(); }
   /// The setmaxnreg counts of the producer and the consumer warpgroups
@@ -329,8 +326,8 @@ private:
   /// The producer mode's mbarriers after the V stages: full[stage] (the
   /// block landed) and empty[stage] (every consumer is done with it).
   Value mbarrier(bool full, Value stage) {
-    int64_t base = (bm * pitch + 2 * stages * bn * pitch) * 2;
-    return smemPtr(add(c(base + (full ? 0 : stages * 8)), mul(stage, c(8))));
+    return smemPtr(add(c(smem.barrierOffset(full)),
+                       mul(stage, c(SmemMap::kBarrierBytes))));
   }
   /// Barrier of the threads that compute (all of them without a producer).
   void syncConsumers() {
@@ -508,6 +505,8 @@ private:
   int64_t d, bm, bn, warps, stages, threads, mTiles;
   /// Shared-memory row pitch in elements (ConfigAttr::getRowPitch(d)).
   int64_t pitch;
+  /// Where the tiles and barriers are in shared memory.
+  SmemMap smem;
   /// Warpgroup MMA (sm_90a): one m-tile per warp, 4 warps per 64 rows.
   bool wg;
   /// A producer warpgroup (after the `warps` consumer warps) loads K/V.

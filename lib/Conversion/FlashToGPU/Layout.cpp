@@ -7,7 +7,7 @@
 // memory or a loaded one in registers, or name an MMA kind other than the
 // one the grid's config compiles (the copies' swizzle, the shared-memory
 // alignment and the fences follow the config); fragmentKind is the layout
-// of a register tile as the emitter's Fragment::Kind.
+// of a register tile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,24 +23,9 @@ namespace mlir::flash::gpu_kernel {
 Fragment::Kind fragmentKind(Value v) {
   // checkLayouts saw a layout on every tile of the grid.
   FragAttr frag = FragAttr::of(v.getType());
-  if (!frag)
+  if (!frag || frag.getKind() == FragKind::Smem)
     return Fragment::Acc;
-  switch (frag.getKind()) {
-  case FragKind::Row:
-    return Fragment::Row;
-  case FragKind::RowPartial:
-    return Fragment::RowPartial;
-  case FragKind::Spread:
-    return Fragment::Spread;
-  case FragKind::Cta:
-    return Fragment::Cta;
-  case FragKind::Uniform:
-    return Fragment::Uniform;
-  case FragKind::Acc:
-  case FragKind::Smem:
-    break;
-  }
-  return Fragment::Acc;
+  return frag.getKind();
 }
 
 LogicalResult checkLayouts(GridOp grid) {

@@ -81,7 +81,7 @@ SmallVector<Value> KernelEmitter::emitScores(Value stage) {
   int64_t nTiles = bn / 8;
   Value zero = cf(0.0);
   SmallVector<Value> s(mTiles * nTiles * 4, zero);
-  Value kBase = add(c(bm * pitch * 2), mul(stage, c(bn * pitch * 2)));
+  Value kBase = add(c(smem.kOffset()), mul(stage, c(smem.kvTileBytes())));
   Value lo16 = arith::RemUIOp::create(b, loc, lane, c(16));
   Value hi16 = arith::DivUIOp::create(b, loc, lane, c(16));
   Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
@@ -111,8 +111,7 @@ SmallVector<Value> KernelEmitter::emitScores(Value stage) {
 void KernelEmitter::emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
                            Value stage) {
   int64_t nTiles = bn / 8, dTiles = d / 8;
-  Value vBase = add(c(bm * pitch * 2 + stages * bn * pitch * 2),
-                    mul(stage, c(bn * pitch * 2)));
+  Value vBase = add(c(smem.vOffset()), mul(stage, c(smem.kvTileBytes())));
   Value lo8 = arith::RemUIOp::create(b, loc, lane, c(8));
   Value mid = arith::RemUIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, lane, c(8)), c(2));
@@ -164,8 +163,12 @@ LogicalResult KernelEmitter::lowerMatmul(linalg::MatmulOp op, IRMapping &map) {
   if (!curLoop || !bLoad || bLoad->getParentOp() != curLoop)
     return op.emitOpError("flash-to-gpu: a matmul reads its B tile from its "
                           "KV loop's flash.tile_load");
-  if (maps == maps3(n, k)) {
+  // The B tile's role says which product this is; the maps must then be
+  // that product's.
+  if (bLoad.getRole() == TileRole::K) {
     // S = Q K^T.
+    if (maps != maps3(n, k))
+      return op.emitOpError("flash-to-gpu: S = Q K^T must index K as (n, k)");
     if (a != t.qLoad.getResult() || bLoad != t.kLoads[curLoopIndex])
       return op.emitOpError("flash-to-gpu: S = Q K^T must read the Q tile and "
                             "the loop's K tile");

@@ -77,7 +77,7 @@ Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
                       b, loc, arith::ShRUIOp::create(b, loc, row, c(1)), c(3))
                       .getResult();
   Value phys = arith::XOrIOp::create(b, loc, chunk, x);
-  return add(mul(row, c(pitch * 2)), mul(phys, c(16)));
+  return add(mul(row, c(smem.rowBytes())), mul(phys, c(16)));
 }
 
 /// cp.async of a [rows][d] tile starting at sequence row `rowStart` of the
@@ -153,10 +153,9 @@ void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
 /// K and V of the block starting at `kvStart` into `stage`; only a block
 /// that crosses the end of the keys pays for the row predicate.
 void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
-  Value tileBytes = c(bn * pitch * 2);
-  Value kOff = add(c(bm * pitch * 2), mul(stage, tileBytes));
-  Value vOff =
-      add(c(bm * pitch * 2 + stages * bn * pitch * 2), mul(stage, tileBytes));
+  Value tileBytes = c(smem.kvTileBytes());
+  Value kOff = add(c(smem.kOffset()), mul(stage, tileBytes));
+  Value vOff = add(c(smem.vOffset()), mul(stage, tileBytes));
   Value full = cmp(arith::CmpIPredicate::sle, add(kvStart, c(bn)), seqK);
   auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
   OpBuilder::InsertionGuard guard(b);

@@ -45,7 +45,7 @@ SmallVector<Value> KernelEmitter::emitScoresWgmma(Value stage) {
   // 32 bytes into the panel row, and every 4 steps the next panel.
   Value qDesc = descriptor(mul(group, c(64 * 128)), 16, 1024);
   Value kDesc = descriptor(
-      add(c(bm * pitch * 2), mul(stage, c(bn * pitch * 2))), 16, 1024);
+      add(c(smem.kOffset()), mul(stage, c(smem.kvTileBytes()))), 16, 1024);
   SmallVector<Type> fields(bn / 2, f32);
   auto accType = LLVM::LLVMStructType::getLiteral(ctx, fields);
   Value acc = LLVM::PoisonOp::create(b, loc, accType);
@@ -81,9 +81,9 @@ void KernelEmitter::emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc,
   int64_t nTiles = bn / 8;
   // MN-major: LBO = the stride between 64-column panels of V, SBO = the
   // stride between 8-key atoms; a k16 step is two atoms.
-  Value vDesc = descriptor(add(c(bm * pitch * 2 + stages * bn * pitch * 2),
-                               mul(stage, c(bn * pitch * 2))),
-                           bn * 128, 1024);
+  Value vDesc =
+      descriptor(add(c(smem.vOffset()), mul(stage, c(smem.kvTileBytes()))),
+                 bn * 128, 1024);
   int64_t n = d / 2;
   std::string text, constraints;
   {

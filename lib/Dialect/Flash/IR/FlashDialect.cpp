@@ -50,7 +50,8 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
         parser.parseEqual() || parser.parseInteger(values[i]))
       return {};
   int64_t splits = 1, producerRegs = 0;
-  bool wgmma = false, producer = false, pingpong = false;
+  bool wgmma = false, producer = false, pingpong = false, keyBounds = true,
+       uniformBlocks = false;
   while (succeeded(parser.parseOptionalComma())) {
     StringRef key;
     if (parser.parseKeyword(&key) || parser.parseEqual())
@@ -58,16 +59,23 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
     if (key == "splits" || key == "producer_regs") {
       if (parser.parseInteger(key == "splits" ? splits : producerRegs))
         return {};
-    } else if (key == "wgmma" || key == "producer" || key == "pingpong") {
-      bool &flag = key == "wgmma" ? wgmma : key == "producer" ? producer : pingpong;
+    } else if (key == "wgmma" || key == "producer" || key == "pingpong" ||
+               key == "key_bounds" || key == "uniform_blocks") {
+      bool &flag = key == "wgmma"        ? wgmma
+                   : key == "producer"   ? producer
+                   : key == "pingpong"   ? pingpong
+                   : key == "key_bounds" ? keyBounds
+                                         : uniformBlocks;
+      flag = false;
       if (succeeded(parser.parseOptionalKeyword("true")))
         flag = true;
       else if (parser.parseKeyword("false"))
         return {};
     } else {
       parser.emitError(parser.getCurrentLocation(),
-                       "expected 'splits', 'wgmma', 'producer', 'pingpong' or "
-                       "'producer_regs', got '")
+                       "expected 'splits', 'wgmma', 'producer', 'pingpong', "
+                       "'producer_regs', 'key_bounds' or 'uniform_blocks', "
+                       "got '")
           << key << "'";
       return {};
     }
@@ -77,7 +85,7 @@ Attribute ConfigAttr::parse(AsmParser &parser, Type) {
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                     parser.getContext(), values[0], values[1], values[2],
                     values[3], splits, wgmma, producer, pingpong,
-                    producerRegs);
+                    producerRegs, keyBounds, uniformBlocks);
 }
 
 void ConfigAttr::print(AsmPrinter &printer) const {
@@ -93,35 +101,52 @@ void ConfigAttr::print(AsmPrinter &printer) const {
     printer << ", pingpong = true";
   if (getProducerRegs())
     printer << ", producer_regs = " << getProducerRegs();
+  if (!getKeyBounds())
+    printer << ", key_bounds = false";
+  if (getUniformBlocks())
+    printer << ", uniform_blocks = true";
   printer << ">";
 }
 
 ConfigAttr ConfigAttr::withNumSplits(int64_t numSplits) const {
   return get(getContext(), getBlockM(), getBlockN(), getNumWarps(),
              getNumStages(), numSplits, getWgmma(), getProducer(),
-             getPingpong(), getProducerRegs());
+             getPingpong(), getProducerRegs(), getKeyBounds(),
+             getUniformBlocks());
+}
+
+ConfigAttr ConfigAttr::withMaskAnalyses(bool keyBounds,
+                                        bool uniformBlocks) const {
+  return get(getContext(), getBlockM(), getBlockN(), getNumWarps(),
+             getNumStages(), getNumSplits(), getWgmma(), getProducer(),
+             getPingpong(), getProducerRegs(), keyBounds, uniformBlocks);
 }
 
 int64_t ConfigAttr::getRowPitch(int64_t headDim) {
   return headDim <= 32 ? headDim : (headDim + 63) / 64 * 64;
 }
 
-int64_t ConfigAttr::getKernelSharedMemoryBytes(int64_t headDim) const {
+SmemMap ConfigAttr::getSmemMap(int64_t headDim, int64_t elementBytes) const {
+  return SmemMap{
+      getBlockM(),  getBlockN(),   getNumStages(), getRowPitch(headDim),
+      elementBytes, getProducer(), getWgmma()};
+}
+
+int64_t SmemMap::totalBytes() const {
   // Checked: a hand-written config or head dim must not wrap to a size that
-  // passes a target's limit. Saturates at INT64_MAX, which no target has.
+  // passes a target's limit.
   using llvm::checkedAdd, llvm::checkedMul;
-  int64_t pitch = getRowPitch(headDim);
-  std::optional<int64_t> kv = checkedMul(getNumStages(), getBlockN());
+  std::optional<int64_t> kv = checkedMul(stages, blockN);
   if (kv)
     kv = checkedMul(*kv, 2 * pitch);
-  std::optional<int64_t> q = checkedMul(getBlockM(), pitch);
+  std::optional<int64_t> q = checkedMul(blockM, pitch);
   std::optional<int64_t> tiles = q && kv ? checkedAdd(*q, *kv) : std::nullopt;
   if (tiles)
-    tiles = checkedMul(*tiles, int64_t(2));
+    tiles = checkedMul(*tiles, elementBytes);
   std::optional<int64_t> barriers =
-      checkedMul(getNumStages(), int64_t(getProducer() ? 16 : 0));
+      checkedMul(stages, producer ? 2 * kBarrierBytes : 0);
   if (tiles && barriers)
-    tiles = checkedAdd(*tiles, *barriers + (getWgmma() ? 1024 : 0));
+    tiles = checkedAdd(*tiles, *barriers + (wgmma ? 1024 : 0));
   return tiles.value_or(std::numeric_limits<int64_t>::max());
 }
 
@@ -129,7 +154,8 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                  int64_t blockM, int64_t blockN,
                                  int64_t numWarps, int64_t numStages,
                                  int64_t numSplits, bool wgmma, bool producer,
-                                 bool pingpong, int64_t producerRegs) {
+                                 bool pingpong, int64_t producerRegs,
+                                 bool keyBounds, bool uniformBlocks) {
   // Upper bounds keep every size derived from a config (tiles, unrolled
   // fragments, shared memory, split buffers) far from int64 overflow; each
   // is well above what any target runs.
@@ -171,6 +197,10 @@ LogicalResult ConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "turn would wait on a block the producer publishes "
                           "only after that warpgroup's release), got "
                        << numStages;
+  if (uniformBlocks && pingpong)
+    return emitError() << "uniform_blocks does not go with pingpong: the "
+                          "turns go around the KV loop body's GEMMs, which "
+                          "the per-block branches would split";
   if (producerRegs != 0) {
     if (!twoConsumerGroups)
       return emitError() << "producer_regs sets the producer warpgroup's "

@@ -648,3 +648,13 @@ LogicalResult TileFinalizeOp::verify() {
   return verifyMaskAttrs(*this, getScale(), getSoftcap(), std::nullopt,
                          getScale().convertToDouble());
 }
+
+LogicalResult WorkspaceOp::verify() {
+  auto type = cast<MemRefType>(getMemref().getType());
+  if (!type.getLayout().isIdentity())
+    return emitOpError("allocates an identity-layout memref");
+  if (int64_t(getDynamicSizes().size()) != type.getNumDynamicDims())
+    return emitOpError("needs one size per dynamic dimension (")
+           << type.getNumDynamicDims() << "), has " << getDynamicSizes().size();
+  return success();
+}

@@ -145,6 +145,17 @@ ParseResult KVLoopOp::parse(OpAsmParser &parser, OperationState &result) {
   OpAsmParser::Argument block;
   OpAsmParser::UnresolvedOperand lower, upper;
   block.type = index;
+  StringRef roleName;
+  SMLoc roleLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&roleName))
+    return failure();
+  std::optional<KVLoopRole> role = symbolizeKVLoopRole(roleName);
+  if (!role)
+    return parser.emitError(roleLoc, "expected a KV loop role (masked_right, "
+                                     "main, mask_mod or masked_left), not '")
+           << roleName << "'";
+  result.addAttribute(getRoleAttrName(result.name),
+                      KVLoopRoleAttr::get(parser.getContext(), *role));
   if (parser.parseArgument(block) || parser.parseEqual() ||
       parser.parseOperand(lower) || parser.parseKeyword("to") ||
       parser.parseOperand(upper) ||
@@ -175,7 +186,8 @@ ParseResult KVLoopOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void KVLoopOp::print(OpAsmPrinter &p) {
-  p << ' ' << getBlockIndex() << " = " << getLower() << " to " << getUpper();
+  p << ' ' << stringifyKVLoopRole(getRole()) << ' ' << getBlockIndex() << " = "
+    << getLower() << " to " << getUpper();
   if (getReversed())
     p << " reversed";
   if (!getInits().empty()) {
@@ -187,7 +199,8 @@ void KVLoopOp::print(OpAsmPrinter &p) {
                           });
     p << ") -> (" << getResultTypes() << ")";
   }
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(), {"reversed"});
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {"reversed", getRoleAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false);
 }
@@ -201,12 +214,6 @@ LogicalResult KVLoopOp::verify() {
   for (auto [arg, init] : llvm::zip(getRegionIterArgs(), getInits()))
     if (arg.getType() != init.getType())
       return emitOpError("iter_arg types must match the inits");
-  if (!llvm::is_contained({"masked_right", "main", "mask_mod", "masked_left"},
-                          getRole()))
-    return emitOpError(
-               "role must be masked_right, main, mask_mod or masked_left, "
-               "not '")
-           << getRole() << "'";
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield || yield.getValues().getTypes() != getResultTypes())
     return emitOpError("body must end in a flash.yield of the result types");
@@ -249,6 +256,17 @@ LogicalResult TileLoadOp::verify() {
   if (getSlot() && !isa<KVLoopOp>((*this)->getParentOp()))
     return emitOpError("reads a pipeline slot only as a K/V load of a "
                        "flash.kv_loop body");
+  // Later passes tell the operands apart by these roles.
+  TileRole role = getRole();
+  if (role != TileRole::Q && role != TileRole::K && role != TileRole::V)
+    return emitOpError("reads q, k or v, not ") << stringifyTileRole(role);
+  bool inLoop = isa<KVLoopOp>((*this)->getParentOp());
+  if ((role == TileRole::Q) == inLoop)
+    return emitOpError(role == TileRole::Q
+                           ? "reads the q tile only outside a flash.kv_loop"
+                           : "reads k and v tiles only in a flash.kv_loop body");
+  if (getBlockTable() && role == TileRole::Q)
+    return emitOpError("reads only k and v through a block table");
   return success();
 }
 
@@ -281,6 +299,10 @@ LogicalResult TileStoreOp::verify() {
     return emitOpError("tile has ")
            << tile.getDimSize(1) << " columns, the destination "
            << dest.getDimSize(dest.getRank() - 1);
+  if (getRole() != TileRole::O && getRole() != TileRole::Lse)
+    return emitOpError("writes o or lse, not ") << stringifyTileRole(getRole());
+  if ((getRole() == TileRole::O) != (tile.getRank() == 2))
+    return emitOpError("writes o as a [rows, dim] tile and lse as [rows]");
   return success();
 }
 

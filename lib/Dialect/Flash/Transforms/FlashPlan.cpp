@@ -31,12 +31,6 @@ using namespace mlir::flash;
 
 namespace {
 
-/// Shared memory of one program: the Q block plus `stages` K and V blocks.
-int64_t smemBytes(int64_t blockM, int64_t blockN, int64_t d, int64_t dv,
-                  int64_t stages, int64_t elementBytes) {
-  return (blockM * d + stages * blockN * (d + dv)) * elementBytes;
-}
-
 struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
   using Base::Base;
 
@@ -52,10 +46,16 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
       return signalPassFailure();
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) {
-      if (op.getConfig())
-        ++numKept;
-      else
+      if (!op.getConfig()) {
         ops.push_back(op);
+        return;
+      }
+      // A given config keeps its tiles; flash-tile's mask analyses are
+      // still this pass's options.
+      ConfigAttr kept = *op.getConfig();
+      op.setConfigAttr(kept.withMaskAnalyses(
+          keyBounds, uniformBlocks && !kept.getPingpong()));
+      ++numKept;
     });
     for (AttentionOp op : ops) {
       if (!longCausal(op)) {
@@ -142,8 +142,14 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         blockM = 64;
         warps = 4;
       }
-      if (d > 192 && smemBytes(blockM, blockN, s.headDim, s.headDimV, stages,
-                               elementBytes) > smemPerBlockKB * 1024) {
+      // The kernel's own shared-memory map (SmemMap) decides what fits.
+      auto fa2Config =
+          ConfigAttr::get(op.getContext(), blockM, blockN, warps, stages,
+                          /*numSplits=*/1, /*wgmma=*/false, /*producer=*/false,
+                          /*pingpong=*/false, /*producerRegs=*/0,
+                          /*keyBounds=*/true, /*uniformBlocks=*/false);
+      if (d > 192 && fa2Config.getKernelSharedMemoryBytes(d, elementBytes) >
+                         smemPerBlockKB * 1024) {
         // hdim 256 on a smaller-smem part: 64 x 64 with 4 warps.
         blockM = 64;
         warps = 4;
@@ -221,8 +227,10 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           blockM = 128, blockN = 96, warps = 8, stages = 3, producer = true;
         auto planned = ConfigAttr::get(op.getContext(), blockM, blockN, warps,
                                        stages, 1, /*wgmma=*/true, producer,
-                                       pingpong, /*producerRegs=*/0);
-        if (planned.getKernelSharedMemoryBytes(d) > smemPerBlockKB * 1024)
+                                       pingpong, /*producerRegs=*/0, keyBounds,
+                                       /*uniformBlocks=*/false);
+        if (planned.getKernelSharedMemoryBytes(d, elementBytes) >
+            smemPerBlockKB * 1024)
           useWgmma = false, producer = false, pingpong = false,
           stages = cpAsyncStages, blockM = 64, blockN = 64, warps = 4;
       }
@@ -241,9 +249,13 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
         if (op.hasPureBufferSemantics() && !op.isPartial())
           splits = 0;
       }
+      // flash-tile's mask analyses are this pass's options, recorded in the
+      // config so that the two passes cannot disagree (uniform blocks never
+      // under the ping-pong turns).
       return ConfigAttr::get(op.getContext(), blockM, blockN, warps, stages,
                              splits, useWgmma, producer, pingpong,
-                             /*producerRegs=*/0);
+                             /*producerRegs=*/0, keyBounds,
+                             uniformBlocks && !pingpong);
     }
   }
 };

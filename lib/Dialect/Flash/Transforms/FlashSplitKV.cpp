@@ -216,18 +216,15 @@ LogicalResult FlashSplitKVPass::split(AttentionOp op) {
     SmallVector<Value> lseDyn(oDyn);
     if (ShapedType::isDynamic(oShape.back()))
       lseDyn.pop_back();
-    auto part = memref::AllocOp::create(nb, loc, partType, oDyn);
-    auto partLse = memref::AllocOp::create(nb, loc, lseType, lseDyn);
-    for (Operation *alloc : {part.getOperation(), partLse.getOperation()})
-      alloc->setAttr("flash.workspace", nb.getUnitAttr());
+    Value part = WorkspaceOp::create(nb, loc, partType, oDyn);
+    Value partLse = WorkspaceOp::create(nb, loc, lseType, lseDyn);
     // The clone keeps every operand, a block_mask hint included: flash-tile
     // narrows a program's ranges by the hint first, then clips them to the
     // split's blocks.
     auto partial = cast<AttentionOp>(nb.clone(*op));
     partial.getOutsMutable().assign(ValueRange{part, partLse});
-    // No dealloc here: on the CPU the bufferization deallocation pipeline
-    // frees the scratch, on the GPU flash-to-gpu turns it into
-    // gpu.alloc/gpu.dealloc around the two kernels.
+    // No dealloc here: each target lowers flash.workspace to its own
+    // allocation and frees it (see the op).
     CombineOp::create(nb, loc, part, partLse, op.getOuts());
   };
 

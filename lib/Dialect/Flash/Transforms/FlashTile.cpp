@@ -195,14 +195,14 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   // Without a hint, a mask_mod whose own key tests bound the keys gives
   // the hint they prove, at the program's first and last valid row.
   std::optional<MaskKeyBounds> derived;
-  if (!op.getBlockMask() && keyBounds)
+  if (!op.getBlockMask() && config.getKeyBounds())
     derived = MaskKeyBounds::analyze(op);
   // Without a hint, a mask_mod with a conjunct F(i) == G(j) (a document
-  // mask) has its blocks classified in the program (UniformBlocks.h). Not
-  // under FA3's ping-pong turns: flash-pingpong places them around the
-  // GEMMs of the loop body itself.
+  // mask) has its blocks classified in the program (UniformBlocks.h) when
+  // the config asks for it (never with FA3's ping-pong turns, which
+  // flash-pingpong places around the GEMMs of the loop body itself).
   std::optional<UniformKeyTest> uniform;
-  if (!op.getBlockMask() && uniformBlocks && !config.getPingpong())
+  if (!op.getBlockMask() && config.getUniformBlocks())
     uniform = UniformKeyTest::analyze(op);
   std::optional<std::pair<int64_t, int64_t>> iterations =
       countStaticIterations(op, config,
@@ -275,9 +275,10 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
         {rows, cast<MemRefType>(src.getType()).getDimSize(kDimPos)},
         cast<MemRefType>(src.getType()).getElementType());
   };
-  Value qBlock = TileLoadOp::create(rewriter, loc, tileOf(q, bm), q, b, head,
-                                    row0, seqQ, /*block_table=*/Value(),
-                                    /*slot=*/Value());
+  Value qBlock =
+      TileLoadOp::create(rewriter, loc, tileOf(q, bm), TileRole::Q, q, b, head,
+                         row0, seqQ, /*block_table=*/Value(),
+                         /*slot=*/Value());
 
   // Online-softmax state: acc = 0, m = -inf, l = 0.
   auto fill = [&](RankedTensorType type, float value) -> Value {
@@ -350,10 +351,10 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
 
   // One KV loop over the blocks [lb, ub), right to left when `reversed`.
   auto emitLoop = [&](Value lb, Value ub, bool masked, bool withMaskMod,
-                      bool reversed, StringRef role) {
+                      bool reversed, KVLoopRole role) {
     SmallVector<Type> stateTypes = {accType, rowType, rowType};
     auto loop = KVLoopOp::create(rewriter, loc, stateTypes, lb, ub, state,
-                                 rewriter.getStringAttr(role),
+                                 KVLoopRoleAttr::get(rewriter.getContext(), role),
                                  reversed ? rewriter.getUnitAttr() : UnitAttr());
     Block *body = new Block();
     loop.getBody().push_back(body);
@@ -365,11 +366,11 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
     IndexBuilder lib{rewriter, loc};
     ValueRange args = loop.getRegionIterArgs();
     Value col0 = lib.mul(loop.getBlockIndex(), lib.c(bn));
-    Value kBlock = TileLoadOp::create(rewriter, loc, tileOf(k, bn), k, b,
-                                      kvHead, col0, seqK, table,
+    Value kBlock = TileLoadOp::create(rewriter, loc, tileOf(k, bn), TileRole::K,
+                                      k, b, kvHead, col0, seqK, table,
                                       /*slot=*/Value());
-    Value vBlock = TileLoadOp::create(rewriter, loc, tileOf(v, bn), v, b,
-                                      kvHead, col0, seqK, table,
+    Value vBlock = TileLoadOp::create(rewriter, loc, tileOf(v, bn), TileRole::V,
+                                      v, b, kvHead, col0, seqK, table,
                                       /*slot=*/Value());
     auto makeUpdate = [&](bool withMod) {
       auto update = TileUpdateOp::create(
@@ -432,15 +433,15 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
   bool keysHint = uniform && uniform->isWholeMask() && !mask.leftBounded();
   if (!hint && !derived && (!uniform || keysHint)) {
     emitLoop(ranges.rStart, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
-             /*reversed=*/true, "masked_right");
+             /*reversed=*/true, KVLoopRole::MaskedRight);
     emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
-             /*withMaskMod=*/!keysHint, /*reversed=*/true, "main");
+             /*withMaskMod=*/!keysHint, /*reversed=*/true, KVLoopRole::Main);
     if (keysHint)
       emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/false,
-               /*withMaskMod=*/true, /*reversed=*/true, "mask_mod");
+               /*withMaskMod=*/true, /*reversed=*/true, KVLoopRole::MaskMod);
     else if (mask.leftBounded())
       emitLoop(ranges.nMin, ranges.lEnd, /*masked=*/true,
-               /*withMaskMod=*/true, /*reversed=*/true, "masked_left");
+               /*withMaskMod=*/true, /*reversed=*/true, KVLoopRole::MaskedLeft);
   } else {
     // A hint narrows the main loop to the blocks the mask_mod keeps whole
     // (no mask at all there). The blocks it takes out of the main loop
@@ -458,19 +459,19 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
     Value r2 = left ? clamp(free.lEnd, ranges.rStart, r1) : ranges.rStart;
     Value l1 = left ? clamp(free.lEnd, ranges.nMin, ranges.lEnd) : ranges.nMin;
     emitLoop(r1, ranges.nMax, /*masked=*/true, /*withMaskMod=*/true,
-             /*reversed=*/true, "masked_right");
+             /*reversed=*/true, KVLoopRole::MaskedRight);
     emitLoop(r2, r1, /*masked=*/false, /*withMaskMod=*/true,
-             /*reversed=*/true, "mask_mod");
+             /*reversed=*/true, KVLoopRole::MaskMod);
     if (left)
       emitLoop(ranges.rStart, r2, /*masked=*/true, /*withMaskMod=*/true,
-               /*reversed=*/true, "masked_right");
+               /*reversed=*/true, KVLoopRole::MaskedRight);
     emitLoop(ranges.lEnd, ranges.rStart, /*masked=*/false,
-             /*withMaskMod=*/false, /*reversed=*/true, "main");
+             /*withMaskMod=*/false, /*reversed=*/true, KVLoopRole::Main);
     emitLoop(l1, ranges.lEnd, /*masked=*/false, /*withMaskMod=*/true,
-             /*reversed=*/true, "mask_mod");
+             /*reversed=*/true, KVLoopRole::MaskMod);
     if (left)
       emitLoop(ranges.nMin, l1, /*masked=*/true, /*withMaskMod=*/true,
-               /*reversed=*/true, "masked_left");
+               /*reversed=*/true, KVLoopRole::MaskedLeft);
   }
 
   auto outElt = cast<MemRefType>(out.getType()).getElementType();
@@ -481,15 +482,15 @@ LogicalResult FlashTilePass::tile(AttentionOp op) {
       op.getSoftcapAttr(), logits);
   // Tail rows of the last block are computed but not stored.
   Value rows = ib.min(ib.c(bm), ib.sub(seqQ, row0));
-  auto store = [&](Value tile, Value dest) {
+  auto store = [&](TileRole role, Value tile, Value dest) {
     SmallVector<Value> indices = {b, head, row0};
     if (split)
       indices.insert(indices.begin(), split);
-    TileStoreOp::create(rewriter, loc, tile, dest, indices, rows);
+    TileStoreOp::create(rewriter, loc, role, tile, dest, indices, rows);
   };
-  store(finalize.getOut(), out);
+  store(TileRole::O, finalize.getOut(), out);
   if (lse)
-    store(finalize.getLse(), lse);
+    store(TileRole::Lse, finalize.getLse(), lse);
 
   rewriter.eraseOp(op);
   ++numTiled;

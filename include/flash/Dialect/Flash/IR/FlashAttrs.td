@@ -42,6 +42,8 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     | `producer` | with `wgmma`: one more warpgroup only loads K/V (FA3's warp specialization) into an mbarrier full/empty ring, so the `warps` consumer warps never wait on each other; it gives its registers to them (`setmaxnreg`) |
     | `producer_regs` | with `producer` and 8 warps: the producer warpgroup's `setmaxnreg` (a multiple of 8 in [24, 168]; the consumers take the rest), for this kernel in place of flash-to-gpu's `producer-regs`; 0 (default): the pass option's |
     | `pingpong` | with `producer` and 8 warps: FA3's ping-pong schedule, the two consumer warpgroups take turns at the tensor cores (one issues its GEMMs while the other runs its softmax; flash-pingpong writes the turns) |
+    | `key_bounds` | flash-tile may derive a block-mask hint from the mask_mod's own key tests (MaskKeys.h): blocks they rule out are skipped, blocks they keep whole run no mask_mod; `false` evaluates the mask_mod on every block. Default `true`; flash-plan writes its `key-bounds` option |
+    | `uniform_blocks` | flash-tile classifies the KV blocks of a mask_mod conjunct `F(i) == G(j)` (a document mask) in the program (UniformBlocks.h); not with `pingpong` (the turns go around the loop body's GEMMs). Default `false`; flash-plan writes its `uniform-blocks` option |
 
     Example: `#flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2>`
   }];
@@ -51,7 +53,9 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
                         DefaultValuedParameter<"bool", "false">:$wgmma,
                         DefaultValuedParameter<"bool", "false">:$producer,
                         DefaultValuedParameter<"bool", "false">:$pingpong,
-                        DefaultValuedParameter<"int64_t", "0">:$producerRegs);
+                        DefaultValuedParameter<"int64_t", "0">:$producerRegs,
+                        DefaultValuedParameter<"bool", "true">:$keyBounds,
+                        DefaultValuedParameter<"bool", "false">:$uniformBlocks);
   // `<block_m = .., block_n = .., warps = .., stages = ..` then the
   // optional `, splits = N` and `, wgmma = true` (custom: two optional
   // groups that both start with `,` cannot be told apart by the generated
@@ -63,10 +67,14 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     /// whole 128-byte rows above 32, so that the XOR swizzle stays inside
     /// the row (head dim 96 is laid out as 128).
     static int64_t getRowPitch(int64_t headDim);
-    /// Dynamic shared memory of the GPU kernel (16-bit elements): Q and
-    /// `stages` K and V blocks at getRowPitch, the 1 KiB a wgmma kernel
-    /// needs to align its base to 1024 bytes, the producer's mbarriers.
-    int64_t getKernelSharedMemoryBytes(int64_t headDim) const;
+    /// The GPU kernel's shared-memory layout for `headDim` and elements of
+    /// `elementBytes` bytes (SmemMap).
+    SmemMap getSmemMap(int64_t headDim, int64_t elementBytes) const;
+    /// Dynamic shared memory of the GPU kernel: getSmemMap's totalBytes.
+    int64_t getKernelSharedMemoryBytes(int64_t headDim,
+                                       int64_t elementBytes) const {
+      return getSmemMap(headDim, elementBytes).totalBytes();
+    }
     /// Threads per program of the GPU kernel: the `warps` consumer warps
     /// and the producer warpgroup.
     int64_t getProgramThreads() const {
@@ -74,6 +82,8 @@ def Flash_ConfigAttr : Flash_Attr<"Config", "config"> {
     }
     /// This config with `splits = numSplits` and every other field kept.
     ConfigAttr withNumSplits(int64_t numSplits) const;
+    /// This config with flash-tile's mask analyses as given.
+    ConfigAttr withMaskAnalyses(bool keyBounds, bool uniformBlocks) const;
   }];
 }
 
@@ -87,6 +97,25 @@ def Flash_FragKind : I32EnumAttr<"FragKind", "where a GPU tile value lives", [
     I32EnumAttrCase<"Cta", 6, "cta">]> {
   let cppNamespace = "::mlir::flash";
   let genSpecializedAttr = 0;
+}
+
+def Flash_TileRole : I32EnumAttr<"TileRole", "which operand of attention a "
+                                 "tile read or write is", [
+    I32EnumAttrCase<"Q", 0, "q">,
+    I32EnumAttrCase<"K", 1, "k">,
+    I32EnumAttrCase<"V", 2, "v">,
+    I32EnumAttrCase<"O", 3, "o">,
+    I32EnumAttrCase<"Lse", 4, "lse">]> {
+  let cppNamespace = "::mlir::flash";
+}
+
+def Flash_KVLoopRole : I32EnumAttr<"KVLoopRole", "which run of the KV block "
+                                   "loop a flash.kv_loop is", [
+    I32EnumAttrCase<"MaskedRight", 0, "masked_right">,
+    I32EnumAttrCase<"Main", 1, "main">,
+    I32EnumAttrCase<"MaskMod", 2, "mask_mod">,
+    I32EnumAttrCase<"MaskedLeft", 3, "masked_left">]> {
+  let cppNamespace = "::mlir::flash";
 }
 
 def Flash_MmaKind : I32EnumAttr<"MmaKind", "the MMA instruction family of "

@@ -94,7 +94,8 @@ def Flash_KVLoopOp : Flash_Op<"kv_loop", [
     through the body; the body's first argument is the block index and its
     `flash.yield` gives the next state. An empty range returns the inits.
 
-    `role` names the run in flash-tile's peeling: `masked_right` (the
+    `role` (a `KVLoopRole`, written after the op name) names the run in
+    flash-tile's peeling: `masked_right` (the
     causal/window diagonal band or the ragged last block), `main` (blocks
     proved fully visible: no element mask), `mask_mod` (blocks a block-mask
     hint leaves partial that causal, window and the key bound keep whole:
@@ -104,14 +105,14 @@ def Flash_KVLoopOp : Flash_Op<"kv_loop", [
     the last iter_args (index) through every run.
 
     ```mlir
-    %acc, %m, %l = flash.kv_loop %j = %lo to %hi reversed
+    %acc, %m, %l = flash.kv_loop main %j = %lo to %hi reversed
         iter_args(%a = %acc0, %mx = %m0, %s = %l0)
         -> (tensor<64x128xf32>, tensor<64xf32>, tensor<64xf32>)
-        attributes {role = "main"} { ... flash.yield ... }
+        { ... flash.yield ... }
     ```
   }];
   let arguments = (ins Index:$lower, Index:$upper, Variadic<AnyType>:$inits,
-                       StrAttr:$role, UnitAttr:$reversed);
+                       Flash_KVLoopRole:$role, UnitAttr:$reversed);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -149,23 +150,28 @@ def Flash_TileLoadOp : Flash_Op<"tile_load", [
     `[num_pages, H, page_size, D]`: row `j` of sequence `batch` is slot
     `j % page_size` of page `table[batch, j / page_size]`.
 
+    `role` says which operand the tile is: `q` (the program's query rows),
+    `k` or `v` (a KV block of a `flash.kv_loop`). Later passes read it
+    instead of telling K from V by how a matmul indexes the tile.
+
     With `slot(%s)` (written by flash-pipeline-kv, K/V loads in a KV loop
     only) the tile is the one the K/V pipeline put into shared-memory slot
     `%s` (see FlashPipelineOps.td): the GPU lowering reads it there instead
     of issuing the copy.
 
     ```mlir
-    %k = flash.tile_load %key[%b, %kvh, %col] limit %seq_k slot(%s)
+    %k = flash.tile_load k %key[%b, %kvh, %col] limit %seq_k slot(%s)
         : memref<?x8x?x128xbf16> -> tensor<64x128xbf16>
     ```
   }];
-  let arguments = (ins AnyMemRef:$source, Index:$batch, Index:$head,
+  let arguments = (ins Flash_TileRole:$role, AnyMemRef:$source,
+                       Index:$batch, Index:$head,
                        Index:$start, Index:$limit,
                        Optional<AnyMemRef>:$block_table,
                        Optional<Index>:$slot);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
-    $source `[` $batch `,` $head `,` $start `]` `limit` $limit
+    $role $source `[` $batch `,` $head `,` $start `]` `limit` $limit
     (`pages` `(` $block_table^ `:` type($block_table) `)`)?
     (`slot` `(` $slot^ `)`)?
     attr-dict `:` type($source) `->` type($result)
@@ -181,16 +187,18 @@ def Flash_TileStoreOp : Flash_Op<"tile_store", [
     rows `start .. start + count` of the plane `([split,] batch, head)` of
     `dest`: `[B, H, S, D]` / `[B, H, S]`, or with a leading split index the
     partial outputs `[S, B, H, Sq, Dv]` / `[S, B, H, Sq]` of split-KV.
+    `role` is `o` for the output rows and `lse` for the log-sum-exp.
 
     ```mlir
-    flash.tile_store %o, %out[%b, %h, %row] rows %n
+    flash.tile_store o %o, %out[%b, %h, %row] rows %n
         : tensor<64x128xbf16> -> memref<?x32x?x128xbf16>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$tile, AnyMemRef:$dest,
+  let arguments = (ins Flash_TileRole:$role, AnyRankedTensor:$tile,
+                       AnyMemRef:$dest,
                        Variadic<Index>:$indices, Index:$count);
   let assemblyFormat = [{
-    $tile `,` $dest `[` $indices `]` `rows` $count attr-dict `:`
+    $role $tile `,` $dest `[` $indices `]` `rows` $count attr-dict `:`
       type($tile) `->` type($dest)
   }];
   let hasVerifier = 1;

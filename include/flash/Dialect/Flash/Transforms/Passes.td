@@ -54,7 +54,11 @@ def FlashPlan : Pass<"flash-plan"> {
   let description = [{
     Records a `#flash.config` (BlockM, BlockN, warps, pipeline stages) on
     every `flash.attention` that has none, from the head dim, the element
-    type and a target description. A configuration written by hand is kept.
+    type and a target description. A configuration written by hand keeps
+    its tiles. Every config, planned or kept, gets this pass's `key-bounds`
+    and `uniform-blocks` as its `key_bounds` and `uniform_blocks` (the
+    latter never with `pingpong`): flash-tile reads them there, so the
+    analyses this pass plans for are the ones flash-tile runs.
     The choice starts from FlashAttention-2's launch templates (sm80/sm90),
     with one measured change: for head dims <= 64, FA2's 128 x 128 makes our
     kernel spill, and 128 x 64 ran 1.06x FA2 on the H200 (128 x 128: 0.93x).
@@ -131,13 +135,15 @@ def FlashPlan : Pass<"flash-plan"> {
     Option<"wgmma", "wgmma", "bool", /*default=*/"false",
            "Plan warpgroup-MMA configurations (sm_90a targets)">,
     Option<"keyBounds", "key-bounds", "bool", /*default=*/"true",
-           "Plan a mask_mod whose IR bounds the keys (MaskKeys.h) as a "
-           "hinted one, as flash-tile's key-bounds (the same value) tiles it">,
+           "Let flash-tile bound the keys by a mask_mod's own key tests "
+           "(MaskKeys.h; the config's key_bounds), and plan such a mask_mod "
+           "as a hinted one">,
     Option<"uniformBlocks", "uniform-blocks", "bool", /*default=*/"false",
-           "Plan a mask_mod with a conjunct F(i) == G(j) (UniformBlocks.h) "
-           "for flash-tile's uniform-blocks (the same value): with wgmma, "
-           "head dim 64 gets 128 x 64 with 8 warps, head dim 128 the "
-           "producer config without ping-pong turns">,
+           "Let flash-tile classify the KV blocks of a mask_mod conjunct "
+           "F(i) == G(j) in the program (UniformBlocks.h; the config's "
+           "uniform_blocks, never with ping-pong turns), and plan for it: "
+           "with wgmma, head dim 64 gets 128 x 64 with 8 warps, head dim 128 "
+           "the producer config without ping-pong turns">,
     Option<"longCausalRows", "long-causal-rows", "int64_t",
            /*default=*/"2048",
            "With wgmma: a plain causal op at head dim 128 with at least this "
@@ -204,8 +210,8 @@ def FlashSplitKV : Pass<"flash-split-kv"> {
     `splits` != 1 into
 
     * a partial `flash.attention` writing f32 `O_part [S, B, Hq, Sq, Dv]` and
-      `LSE_part [S, B, Hq, Sq]` into scratch buffers (`memref.alloc`, tagged
-      `flash.workspace`; flash-to-gpu allocates them on the device), each
+      `LSE_part [S, B, Hq, Sq]` into scratch buffers (`flash.workspace`,
+      which each target lowers to its own allocation), each
       split attending to a contiguous run of KV blocks;
     * `flash.combine`, which merges the splits into O (and LSE) by
       logsumexp; empty splits (LSE = -inf) weigh nothing.
@@ -279,8 +285,9 @@ def FlashTile : Pass<"flash-tile"> {
       the last valid row, blocks it masks whole are not visited and blocks
       it keeps whole run no mask_mod. A wrap in that arithmetic between the
       two rows (checked per program) falls back to masking every block.
-      `key-bounds=false` turns this off (every block then runs the
-      mask_mod, as without a hint).
+      The config's `key_bounds = false` (flash-plan's `key-bounds=false`)
+      turns this off (every block then runs the mask_mod, as without a
+      hint).
     * without a hint, a mask_mod with a conjunct `F(b, h, i) == G(b, h, j)`
       (F not reading j, G not reading i: a document mask `doc[i] ==
       doc[j]`) has its blocks decided in the program (`UniformBlocks.h`):
@@ -294,8 +301,8 @@ def FlashTile : Pass<"flash-tile"> {
       decides it: all outside [min, max] skips the block (the update is not
       run), all equal to the rows' one value runs the update without the
       conjunct; the rest run the mask_mod. Exact for any ids (sorted or
-      not). Not under ping-pong configs. Off by default: flash-lower-to-cpu
-      turns it on; the GPU lowering is not measured yet.
+      not). Only when the config says `uniform_blocks = true` (flash-plan's
+      `uniform-blocks`, on in both named pipelines).
 
     The ops must carry a `#flash.config` (run `flash-plan` first). For
     static shapes the grid carries `masked_iterations` and
@@ -303,17 +310,6 @@ def FlashTile : Pass<"flash-tile"> {
     no-assert LLVM builds compile out; not given with a hint or with key
     bounds, whose blocks depend on data).
   }];
-  let options = [
-    Option<"keyBounds", "key-bounds", "bool", /*default=*/"true",
-           "Skip and keep whole the KV blocks that a mask_mod's own key "
-           "tests rule out or keep (MaskKeys.h)">,
-    Option<"uniformBlocks", "uniform-blocks", "bool", /*default=*/"false",
-           "Read a mask_mod conjunct F(i) == G(j) off the data in the "
-           "program: one scan of the program's keys narrows the KV runs to "
-           "the keys the conjunct may keep and runs those it keeps whole "
-           "without a mask; beside other terms each block between is "
-           "classified too (UniformBlocks.h)">,
-  ];
   let statistics = [
     Statistic<"numTiled", "num-tiled", "flash.attention ops tiled">,
     Statistic<"numMaskedLoops", "num-masked-loops",
