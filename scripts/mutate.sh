@@ -27,18 +27,18 @@ lit=/usr/lib/llvm-22/bin/lit
 # name | file | exact text | replacement | lit tests (space-separated, under test/)
 mutations=$(cat <<'EOF'
 plan-warps|lib/Dialect/Flash/Transforms/FlashPlan.cpp|int64_t warps = d <= 128 ? 4 : 8;|int64_t warps = 4;|Dialect/Flash/flash-plan.mlir
-fold-gqa-head-stride|lib/Dialect/Flash/Transforms/FlashFoldGQA.cpp|strides[kHeadsPos] = b.getIndexAttr(g * sh);|strides[kHeadsPos] = b.getIndexAttr(sh);|Dialect/Flash/flash-fold-gqa.mlir CPU/kvcache.mlir
-split-kv-plain-path|lib/Dialect/Flash/Transforms/FlashSplitKV.cpp|numSplits, ci(1));|numSplits, ci(2));|Dialect/Flash/flash-split-kv.mlir CPU/split-kv.mlir
-tile-right-band|include/flash/Dialect/Flash/Utils/TileArith.h|a.c(blockM + mask.right)|a.c(blockM - 1 + mask.right)|CPU/causal.mlir CPU/window.mlir
-softmax-no-max|lib/Dialect/Flash/Transforms/FlashOnlineSoftmax.cpp|return arith::MaxNumFOp::create(b, l, a[0], a[1]);|return tb.f32(0.0);|CPU/large-logits.mlir
-gpu-fragment-column|lib/Conversion/FlashToGPU/Elementwise.cpp|: add(c(8 * nt + e), mul(tq, c(2)));|: add(c(8 * nt + 1 - e), mul(tq, c(2)));|Dialect/Flash/flash-to-gpu-math.mlir
-gpu-partial-sum-quad|lib/Conversion/FlashToGPU/Elementwise.cpp|    r = fadd(r, shflXor(r, 2));|    r = fadd(r, shflXor(r, 1));|Dialect/Flash/flash-to-gpu-math.mlir
-mask-causal-strict|include/flash/Dialect/Flash/Utils/TileArith.h|visible = a.land(visible, a.le(j, diag));|visible = a.land(visible, a.lt(j, diag));|CPU/causal.mlir Dialect/Flash/flash-to-gpu-math.mlir
-tile-to-scf-reversed|lib/Conversion/FlashTileToSCF/FlashTileToSCF.cpp|? lib.sub(lib.sub(ub, lib.c(1)), iv)|? lib.sub(ub, iv)|Dialect/Flash/flash-tile-to-scf.mlir CPU/causal.mlir
+fold-gqa-head-stride|lib/Dialect/Flash/Transforms/FlashFoldGQA.cpp|strides[kHeadsPos] = b.getIndexAttr(g * sh);|strides[kHeadsPos] = b.getIndexAttr(sh);|Dialect/Flash/flash-fold-gqa.mlir Integration/CPU/kvcache.mlir
+split-kv-plain-path|lib/Dialect/Flash/Transforms/FlashSplitKV.cpp|numSplits, ci(1));|numSplits, ci(2));|Dialect/Flash/flash-split-kv.mlir Integration/CPU/split-kv.mlir
+tile-right-band|include/flash/Dialect/Flash/Utils/TileArith.h|a.c(blockM + mask.right)|a.c(blockM - 1 + mask.right)|Integration/CPU/causal.mlir Integration/CPU/window.mlir
+softmax-no-max|lib/Dialect/Flash/Transforms/FlashOnlineSoftmax.cpp|return arith::MaxNumFOp::create(b, l, a[0], a[1]);|return tb.f32(0.0);|Integration/CPU/large-logits.mlir
+gpu-fragment-column|lib/Conversion/FlashToGPU/Elementwise.cpp|: add(c(8 * nt + e), mul(tq, c(2)));|: add(c(8 * nt + 1 - e), mul(tq, c(2)));|Conversion/FlashToGPU/math.mlir
+gpu-partial-sum-quad|lib/Conversion/FlashToGPU/Elementwise.cpp|    r = fadd(r, shflXor(r, 2));|    r = fadd(r, shflXor(r, 1));|Conversion/FlashToGPU/math.mlir
+mask-causal-strict|include/flash/Dialect/Flash/Utils/TileArith.h|visible = a.land(visible, a.le(j, diag));|visible = a.land(visible, a.lt(j, diag));|Integration/CPU/causal.mlir Conversion/FlashToGPU/math.mlir
+tile-to-scf-reversed|lib/Conversion/FlashTileToSCF/FlashTileToSCF.cpp|? lib.sub(lib.sub(ub, lib.c(1)), iv)|? lib.sub(ub, iv)|Conversion/FlashTileToSCF/flash-tile-to-scf.mlir Integration/CPU/causal.mlir
 runtime-batch-stride|runtime/lib/Call.cpp|for (int d = 0; d < 3; ++d)|for (int d = 1; d < 3; ++d)|Unit
-reference-causal-offset|lib/Reference/Reference.cpp|const int64_t offset = sk - sq;|const int64_t offset = 0;|CPU/causal.mlir CPU/naive-kvcache.mlir
-scale-from-dv|lib/Dialect/Flash/IR/FlashOps.cpp|return 1.0 / std::sqrt(double(qType.getDimSize(kDimPos)));|return 1.0 / std::sqrt(double(cast<ShapedType>(getValue().getType()).getDimSize(kDimPos)));|CPU/head-dims.mlir
-fuzz-nul-terminator|fuzz/FlashParseFuzzer.cpp|parseSourceString<ModuleOp>(source, config, "fuzz-input");|parseSourceString<ModuleOp>(StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz-input");|Fuzz/corpus.test
+reference-causal-offset|lib/Reference/Reference.cpp|const int64_t offset = sk - sq;|const int64_t offset = 0;|Integration/CPU/causal.mlir Integration/CPU/naive-kvcache.mlir
+scale-from-dv|lib/Dialect/Flash/IR/FlashOps.cpp|return 1.0 / std::sqrt(double(qType.getDimSize(kDimPos)));|return 1.0 / std::sqrt(double(cast<ShapedType>(getValue().getType()).getDimSize(kDimPos)));|Integration/CPU/head-dims.mlir
+fuzz-nul-terminator|fuzz/FlashParseFuzzer.cpp|parseSourceString<ModuleOp>(source, config, "fuzz-input");|parseSourceString<ModuleOp>(StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz-input");|Tools/Fuzz/corpus-replay.test
 EOF
 )
 
@@ -66,9 +66,9 @@ targets() {
   local t out=()
   for t in "$@"; do
     case $t in
-      Dialect/*) out+=(flash-opt) ;;
-      CPU/*) out+=(flash-run) ;;
-      Fuzz/*) out+=(flash-fuzz-parse) ;;
+      Dialect/*|Conversion/*|Pipelines/*) out+=(flash-opt) ;;
+      Integration/CPU/*) out+=(flash-run) ;;
+      Tools/Fuzz/corpus-replay*) out+=(flash-fuzz-parse) ;;
       Unit) out+=(FlashRuntimeTests FlashRuntimeFakeDriverTests FlashReferenceTests) ;;
       *) out+=(all) ;;
     esac

@@ -11,7 +11,7 @@ build=${FLASH_BUILD_DIR:-$root/build}
 
 pkgs=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools cmake ninja-build
       g++ libgtest-dev python3
-      # test/Python (pip install into a venv, the torch operator, the plots)
+      # test/Integration/Python (pip install into a venv, the torch operator, the plots)
       # and test/Bench (bench/test_bench_logic.py on torch)
       python3-venv python3-setuptools python3-pip python3-torch python3-matplotlib)
 [ "${FLASH_WITH_FUZZER:-0}" = 1 ] && pkgs+=(clang-22 libfuzzer-22-dev libclang-rt-22-dev)

@@ -42,7 +42,7 @@ if config.cuda_bin_dir and os.path.exists(os.path.join(config.cuda_bin_dir, "ptx
     llvm_config.add_tool_substitutions(["ptxas"], [config.cuda_bin_dir])
     config.substitutions.append(("%cuda_root", os.path.dirname(config.cuda_bin_dir)))
 
-# The runtime (test/Runtime): libflashrt, plus the test artifacts and the
+# The runtime (test/Integration/Runtime): libflashrt, plus the test artifacts and the
 # fake libcuda.so.1 that unittests/Runtime builds.
 config.substitutions.append(
     ("%flashrt_lib", os.path.join(config.flash_obj_root, "lib", "libflashrt.so")))

@@ -25,7 +25,7 @@
 // BSHD-NEXT: B=3 Hq=6 Hkv=3 Sq=5 Sk=64 D=64 Dv=64 layout=bshd: {{.*}}  PASS
 // BSHD-NEXT: flash-run: 4/4 cases passed
 
-// Every other run here and in test/CPU is seeded; without --seed the inputs
+// Every other run here and in test/Integration/CPU is seeded; without --seed the inputs
 // come from a random seed, printed for replay.
 // RUN: flash-run %s --func=naive --pipeline='%{pipeline}' --reference-attrs= \
 // RUN:   --shapes='1,1,1,1,1' | FileCheck %s --check-prefix=RANDOM

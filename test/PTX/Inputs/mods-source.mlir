@@ -1,5 +1,5 @@
 // score_mod / mask_mod / ALiBi through the whole GPU pipeline
-// (captures-ptx.test): @mods is causal with ALiBi slopes [Hq] and a document
+// (captures.test): @mods is causal with ALiBi slopes [Hq] and a document
 // mask_mod over captured ids [B, S]; @prefix a tanh softcap written as a
 // score_mod and a prefix-LM mask_mod over captured prefix lengths [B].
 // f16 head dim 32 here; the test substitutes bf16 / 64 for wgmma.

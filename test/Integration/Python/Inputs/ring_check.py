@@ -1,5 +1,5 @@
 """CPU checks of flashmlir.distributed's ring attention (gloo) and of the
-compiled flash.combine merge (chip "cpu"), for test/Python/ring-attention.test.
+compiled flash.combine merge (chip "cpu"), for test/Integration/Python/ring-attention.test.
 
   ring_check.py CACHE_DIR combine     # the merge vs its definition
   ring_check.py CACHE_DIR split       # flash_kernel's view splitting

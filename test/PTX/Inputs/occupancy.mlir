@@ -1,4 +1,4 @@
-// Three head-dim-64 kernels for test/GPU/occupancy.test: unmasked (94
+// Three head-dim-64 kernels for test/PTX/flash-occupancy.test: unmasked (94
 // registers, 5 programs an SM already), prefix-LM (112: 4, fits 5 without
 // spills) and a document mask (128: 4, spills at 5).
 func.func @plain(%q: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, %k: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, %v: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, %o: memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>, %lse: memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>) {

@@ -111,7 +111,7 @@ func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
 
 // A paged causal grid (decode from a KV cache: a row block or two, nothing
 // to order) keeps block x as its row block: the reversed id cost the d64
-// paged decode chunk 4 bytes of spills (test/GPU/decode-ptx.test).
+// paged decode chunk 4 bytes of spills (test/PTX/decode-variants.test).
 !Q = memref<?x4x16x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 !P = memref<?x4x16x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: func.func @paged_causal
