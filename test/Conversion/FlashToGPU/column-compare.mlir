@@ -1,5 +1,6 @@
-// RUN: flash-opt %s --flash-tile=key-bounds=false --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu="chip=sm_90a" --canonicalize --cse | FileCheck %s
-// RUN: sed -e 's/, wgmma = true//' %s | flash-opt --flash-tile=key-bounds=false --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=MMA
+// RUN: flash-opt %S/Inputs/column-compare.mlir --flash-to-gpu="chip=sm_90a" --canonicalize --cse | FileCheck %s
+// RUN: sed -e 's/, wgmma = true//' -e 's/wgmma>/mma_sync>/g' %S/Inputs/column-compare.mlir \
+// RUN:   | flash-opt --flash-to-gpu --canonicalize --cse | FileCheck %s --check-prefix=MMA
 
 // flash-to-gpu's column compares on the wgmma path: in the KV loop's main
 // blocks (no clamp), a mask_mod's test of the key position j = J + k (J
@@ -9,14 +10,24 @@
 // k first. Written with j on the right (`i >= j`, `p > j`), the order is
 // mirrored (j <= i, j < p). canonicalize then puts the constant on the
 // right: bound >= k, bound > k. (flash-simplify-mods, not run here, would
-// first merge a prefix-LM's two bounds into one.) flash-tile runs with
+// first merge a prefix-LM's two bounds into one.) The input was tiled with
 // key-bounds=false, so that every block runs the mask_mod and the main
 // loop's compares are there to check (with key bounds the main loop of these
 // masks runs none: flash-tile-key-bounds.mlir).
 
-!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
-!L = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
-
+// @prefix_lm (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key-bounds=false) of
+//   flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
+//       outs(%o, %lse : !T, !L)
+//       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
+//       mask_mod {
+//       ^bb0(%b: index, %h: index, %i: index, %j: index, %pr: memref<?xi32>):
+//         %pb = memref.load %pr[%b] : memref<?xi32>
+//         %pbi = arith.index_cast %pb : i32 to index
+//         %causal = arith.cmpi sge, %i, %j : index
+//         %pre = arith.cmpi sgt, %pbi, %j : index
+//         %vis = arith.ori %causal, %pre : i1
+//         flash.yield %vis : i1
+//       }
 // CHECK-LABEL: gpu.func @prefix_lm_kernel(
 // The last block (j clamped into the keys, min(J + k, Sk - 1)): compared
 // as written.
@@ -43,46 +54,47 @@
 // MMA-LABEL: gpu.func @prefix_lm_kernel(
 // MMA-NOT: %c-1
 // MMA: gpu.func @window_kernel(
-func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L) {
-  flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
-      outs(%o, %lse : !T, !L)
-      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
-      mask_mod {
-      ^bb0(%b: index, %h: index, %i: index, %j: index, %pr: memref<?xi32>):
-        %pb = memref.load %pr[%b] : memref<?xi32>
-        %pbi = arith.index_cast %pb : i32 to index
-        %causal = arith.cmpi sge, %i, %j : index
-        %pre = arith.cmpi sgt, %pbi, %j : index
-        %vis = arith.ori %causal, %pre : i1
-        flash.yield %vis : i1
-      }
-  return
-}
 
 // A position that something else reads (here j - i) stays J + k: the
 // bound would cost a sub per row on top of the adds.
+// @window (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key-bounds=false) of
+//   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+//       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
+//       mask_mod {
+//       ^bb0(%b: index, %h: index, %i: index, %j: index):
+//         %d = arith.subi %j, %i : index
+//         %c4 = arith.constant 4 : index
+//         %near = arith.cmpi sle, %d, %c4 : index
+//         %c0 = arith.constant 0 : index
+//         %lo = arith.cmpi sle, %j, %c0 : index
+//         %vis = arith.ori %near, %lo : i1
+//         flash.yield %vis : i1
+//       }
 // CHECK-LABEL: gpu.func @window_kernel(
 // CHECK: scf.for
 // CHECK: %[[D:.*]] = arith.subi %{{.*}}, %{{.*}} : index
 // CHECK-NOT: %c-1
 // CHECK: arith.select
-func.func @window(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
-  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
-      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
-      mask_mod {
-      ^bb0(%b: index, %h: index, %i: index, %j: index):
-        %d = arith.subi %j, %i : index
-        %c4 = arith.constant 4 : index
-        %near = arith.cmpi sle, %d, %c4 : index
-        %c0 = arith.constant 0 : index
-        %lo = arith.cmpi sle, %j, %c0 : index
-        %vis = arith.ori %near, %lo : i1
-        flash.yield %vis : i1
-      }
-  return
-}
 
 // Each order and equality its own compare (a constant bound folds: 7 - J).
+// @lower_or (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key-bounds=false) of
+//   flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
+//       outs(%o, %lse : !T, !L)
+//       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
+//       mask_mod {
+//       ^bb0(%b: index, %h: index, %i: index, %j: index, %pr: memref<?xi32>):
+//         %c7 = arith.constant 7 : index
+//         %late = arith.cmpi sge, %j, %i : index
+//         %far = arith.cmpi sgt, %j, %c7 : index
+//         %vis = arith.ori %late, %far : i1
+//         %pb = memref.load %pr[%b] : memref<?xi32>
+//         %pbi = arith.index_cast %pb : i32 to index
+//         %at = arith.cmpi eq, %j, %pbi : index
+//         %past = arith.cmpi sle, %j, %i : index
+//         %either = arith.ori %at, %past : i1
+//         %all = arith.andi %vis, %either : i1
+//         flash.yield %all : i1
+//       }
 // CHECK-LABEL: gpu.func @lower_or_kernel(
 // CHECK: scf.for
 // CHECK: scf.for
@@ -100,32 +112,23 @@ func.func @window(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 // CHECK-NEXT: %[[PAST:.*]] = arith.cmpi sge, %[[IB]], %c0 : index
 // CHECK-NEXT: %[[EITHER:.*]] = arith.ori %[[AT]], %[[PAST]] : i1
 // CHECK-NEXT: arith.andi %[[VIS]], %[[EITHER]] : i1
-func.func @lower_or(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L) {
-  flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
-      outs(%o, %lse : !T, !L)
-      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
-      mask_mod {
-      ^bb0(%b: index, %h: index, %i: index, %j: index, %pr: memref<?xi32>):
-        %c7 = arith.constant 7 : index
-        %late = arith.cmpi sge, %j, %i : index
-        %far = arith.cmpi sgt, %j, %c7 : index
-        %vis = arith.ori %late, %far : i1
-        %pb = memref.load %pr[%b] : memref<?xi32>
-        %pbi = arith.index_cast %pb : i32 to index
-        %at = arith.cmpi eq, %j, %pbi : index
-        %past = arith.cmpi sle, %j, %i : index
-        %either = arith.ori %at, %past : i1
-        %all = arith.andi %vis, %either : i1
-        flash.yield %all : i1
-      }
-  return
-}
 
 // A test alone: j < p as p' - J > k. In the masked band (the last block,
 // j clamped into the keys) it is compared as written, and so is the key
 // end's j < Sk of the ragged block: a band runs a few blocks a program at
 // most, where the fold measured slower
 // (bench/results/2026-12-03-h200-column-fold.log).
+// @lone (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key-bounds=false) of
+//   flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
+//       outs(%o, %lse : !T, !L)
+//       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
+//       mask_mod {
+//       ^bb0(%b: index, %h: index, %i: index, %j: index, %pr: memref<?xi32>):
+//         %pb = memref.load %pr[%b] : memref<?xi32>
+//         %pbi = arith.index_cast %pb : i32 to index
+//         %inside = arith.cmpi slt, %j, %pbi : index
+//         flash.yield %inside : i1
+//       }
 // CHECK-LABEL: gpu.func @lone_kernel(
 // CHECK: scf.for
 // CHECK-NOT: %c-1
@@ -137,16 +140,3 @@ func.func @lower_or(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L)
 // CHECK-NEXT: arith.select %[[IN]]
 // CHECK-NEXT: %[[IN1:.*]] = arith.cmpi sgt, %[[PB]], %c1 : index
 // CHECK-NEXT: arith.select %[[IN1]]
-func.func @lone(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L) {
-  flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
-      outs(%o, %lse : !T, !L)
-      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
-      mask_mod {
-      ^bb0(%b: index, %h: index, %i: index, %j: index, %pr: memref<?xi32>):
-        %pb = memref.load %pr[%b] : memref<?xi32>
-        %pbi = arith.index_cast %pb : i32 to index
-        %inside = arith.cmpi slt, %j, %pbi : index
-        flash.yield %inside : i1
-      }
-  return
-}

@@ -1,5 +1,7 @@
-// RUN: sed -e 's/, wgmma = true//' %s | flash-opt --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,MMA
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu="chip=sm_90a" --canonicalize --cse -split-input-file | FileCheck %s --check-prefixes=CHECK,WG
+// RUN: sed -e 's/, wgmma = true//' -e 's/wgmma>/mma_sync>/g' %S/Inputs/math.mlir \
+// RUN:   | flash-opt -split-input-file --flash-to-gpu --canonicalize --cse | FileCheck %s --check-prefixes=CHECK,MMA
+// RUN: flash-opt %S/Inputs/math.mlir -split-input-file --flash-to-gpu="chip=sm_90a" --canonicalize --cse \
+// RUN:   | FileCheck %s --check-prefixes=CHECK,WG
 
 // The arithmetic of the GPU kernels flash-to-gpu emits, pinned formula by
 // formula (no GPU runs in CI; bench/correctness.py runs the kernels on an
@@ -20,11 +22,18 @@
 // c is the logit factor: the scale without softcap, 1 with it (S is then
 // already scaled). The mma.sync (sm_90) and wgmma (sm_90a, config
 // wgmma = true) kernels share this math; both are checked.
-
-!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
-!L = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
+// The formulas come in with the input, Inputs/math.mlir, as
+// flash-online-softmax wrote them (flash-online-softmax.mlir pins them at
+// that level); what this test pins is how flash-to-gpu distributes each over
+// the thread's registers and lanes. The input is the wgmma configuration's;
+// the first RUN drops wgmma from its config and layouts, which is the IR
+// flash-pipeline-kv writes for the mma.sync configuration.
 
 // Causal, scale 0.25: c * log2(e) = 0.360673755 and LSE's c = 0.25.
+// @causal (Inputs/math.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+//       {causal, scale = 0.25 : f32,
+//        config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
 // CHECK-LABEL: func.func @causal(
 // The kernel's Sq and Sk are the host's dim 2 of Q and of K, passed as the
 // last arguments but one (the GQA group is the last).
@@ -155,21 +164,14 @@
 // CHECK-NEXT: %[[LSEV:.*]] = arith.addf %[[MC]], %[[LN]] fastmath<contract> : f32
 // CHECK-NEXT: %[[LSE:.*]] = arith.select %[[EMPTY]], %[[NINF]], %[[LSEV]] : f32
 // CHECK: llvm.store %[[LSE]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
-func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
-  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
-      {causal, scale = 0.25 : f32,
-       config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
-  return
-}
-
-// -----
-
-!T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
-!L = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
 
 // Window (5 left, 3 right), softcap 30, default scale 1/sqrt(64): the
 // softcap's inner factor is scale / cap = 0.125 / 30, and c = 1 (S is
 // scaled by the softcap), so P's constant is log2(e) and LSE adds m itself.
+// @window_softcap (Inputs/math.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+//       {window = array<i64: 5, 3>, softcap = 30.0 : f32,
+//        config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
 // CHECK-LABEL: func.func @window_softcap(
 // CHECK: gpu.func @window_softcap_kernel(
 // CHECK-DAG: %[[LN2:.*]] = arith.constant 0.693147182 : f32
@@ -231,9 +233,3 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 // CHECK-NEXT: %[[LN:.*]] = arith.mulf %[[LG]], %[[LN2]] : f32
 // CHECK-NEXT: %[[LSEV:.*]] = arith.addf %[[LEFTL]]#[[MI]], %[[LN]] fastmath<contract> : f32
 // CHECK-NEXT: %[[LSE:.*]] = arith.select %[[EMPTY]], %[[NINF]], %[[LSEV]] : f32
-func.func @window_softcap(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
-  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
-      {window = array<i64: 5, 3>, softcap = 30.0 : f32,
-       config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
-  return
-}

@@ -1,10 +1,11 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu -split-input-file | FileCheck %s
+// RUN: flash-opt %S/Inputs/mma-sync.mlir -split-input-file --flash-to-gpu | FileCheck %s
 
 // A small causal f16 kernel (2 warps, 32 x 16 tiles, head dim 32), so that
 // the structure of the generated FA2 kernel stays readable.
 
-!T = memref<?x?x?x32xf16, strided<[?, ?, ?, 1], offset: ?>>
-!L = memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>
+// @causal (Inputs/mma-sync.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
+//       {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 2>}
 // CHECK-LABEL: func.func @causal
 // CHECK-SAME: attributes {llvm.emit_c_interface}
 // The grid is gone: one program per (Q block, head, batch), 64 threads and
@@ -59,17 +60,12 @@
 // CHECK: gpu.return
 // The artifact describes itself to the runtime (llvm::json: keys sorted).
 // CHECK: llvm.mlir.global external constant @causal_flash_abi("{\22arch\22:\22sm_90\22,\22block_m\22:32,\22block_n\22:16,\22causal\22:true,\22dtype\22:\22f16\22,\22func\22:\22causal\22,\22head_dim\22:32,\22head_dim_v\22:32,{{.*}}\22lse\22:true,{{.*}}\22scale\22:0.17677669{{[0-9]*}},\22smem_bytes\22:6144,{{.*}}\22stages\22:2,\22warps\22:2,\22window\22:[-1,-1]}\00")
-func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
-  flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
-      {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 2>}
-  return
-}
-
-// -----
 
 // bf16 uses nvvm.mma.sync with i32-packed operands (nvgpu.mma.sync does not
 // lower bf16 in MLIR 22); no LSE output means no LSE store.
-!B = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+// @bf16 (Inputs/mma-sync.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !B, !B, !B) outs(%o : !B)
+//       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>}
 // CHECK-LABEL: func.func @bf16
 // CHECK: gpu.func @bf16_kernel
 // Not causal: every program does the same work, block x is row block x.
@@ -78,18 +74,13 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
 // CHECK: } {flash.kv_loop = "main"}
 // CHECK-NOT: lg2.approx
 // CHECK: gpu.return
-func.func @bf16(%q: !B, %k: !B, %v: !B, %o: !B) {
-  flash.attention ins(%q, %k, %v : !B, !B, !B) outs(%o : !B)
-      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>}
-  return
-}
-
-// -----
 
 // A 3-stage ring: two K/V blocks in flight (two prologue groups), each
 // iteration waits until at most one group is pending, refills the stage
 // read last iteration with the block two ahead; smem = (32*32 + 2*3*16*32)*2.
-!S = memref<?x?x?x32xf16, strided<[?, ?, ?, 1], offset: ?>>
+// @three_stages (Inputs/mma-sync.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !S, !S, !S) outs(%o : !S)
+//       {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 3>}
 // CHECK-LABEL: func.func @three_stages
 // CHECK: dynamic_shared_memory_size %c8192_i32
 // CHECK: gpu.func @three_stages_kernel
@@ -101,19 +92,14 @@ func.func @bf16(%q: !B, %k: !B, %v: !B, %o: !B) {
 // CHECK: arith.subi %{{.*}}, %c32
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: } {flash.kv_loop = "masked_right"}
-func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
-  flash.attention ins(%q, %k, %v : !S, !S, !S) outs(%o : !S)
-      {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 3>}
-  return
-}
-
-// -----
 
 // A paged causal grid (decode from a KV cache: a row block or two, nothing
 // to order) keeps block x as its row block: the reversed id cost the d64
 // paged decode chunk 4 bytes of spills (test/PTX/decode-variants.test).
-!Q = memref<?x4x16x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
-!P = memref<?x4x16x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+// @paged_causal (Inputs/mma-sync.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !Q, !P, !P) kv_lens(%lens : memref<?xi32>)
+//       block_table(%table : memref<?x?xi32>) outs(%o : !Q)
+//       {causal, config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2>}
 // CHECK-LABEL: func.func @paged_causal
 // CHECK: gpu.func @paged_causal_kernel
 // CHECK-NOT: gpu.grid_dim
@@ -121,10 +107,3 @@ func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
 // CHECK-NEXT: gpu.block_id y
 // CHECK-NEXT: gpu.block_id z
 // CHECK: gpu.return
-func.func @paged_causal(%q: !Q, %k: !P, %v: !P, %lens: memref<?xi32>,
-                        %table: memref<?x?xi32>, %o: !Q) {
-  flash.attention ins(%q, %k, %v : !Q, !P, !P) kv_lens(%lens : memref<?xi32>)
-      block_table(%table : memref<?x?xi32>) outs(%o : !Q)
-      {causal, config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2>}
-  return
-}

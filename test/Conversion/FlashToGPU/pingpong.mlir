@@ -1,4 +1,14 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-pingpong --flash-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: flash-opt %S/Inputs/pingpong.mlir --flash-to-gpu="chip=sm_90a" | FileCheck %s
+// Without flash-pingpong's turns, with a KV loop that does not wait for its
+// turn, or with the turns not ended: refused.
+// RUN: sed -e '/flash.pipeline_turn/d' %S/Inputs/pingpong.mlir \
+// RUN:   | not flash-opt --flash-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=NOTURNS
+// RUN: sed -e '0,/flash.pipeline_turn_wait/{/flash.pipeline_turn_wait/d}' %S/Inputs/pingpong.mlir \
+// RUN:   | not flash-opt --flash-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=NOWAIT
+// RUN: sed -e '/flash.pipeline_turn_end/d' %S/Inputs/pingpong.mlir \
+// RUN:   | not flash-opt --flash-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=NOTURNS
+// NOTURNS: error: 'flash.kv_loop' op flash-to-gpu: a pingpong grid starts its turns (flash.pipeline_turn_start) between the pipeline's start and the first KV loop and ends them (flash.pipeline_turn_end) between the last KV loop and the drain: run flash-pingpong
+// NOWAIT: error: 'flash.kv_loop' op flash-to-gpu: with pingpong, a KV loop passes the turn once (flash.pipeline_turn_pass) and then waits for it once (flash.pipeline_turn_wait): run flash-pingpong
 
 // flash-to-gpu's lowering of flash-pingpong's turns onto named barriers
 // (consumer warpgroup g = warp / 4 waits on barrier 2 + g; 1 is the
@@ -7,17 +17,10 @@
 // (an arrive on the other's barrier, 3 - g) sits between the score GEMM's
 // commit and its wait, and the wait before the P V GEMM's fence; after the
 // loops warpgroup 0 arrives on barrier 3 once more.
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv -o %t.noturns.mlir
-// RUN: not flash-opt %t.noturns.mlir --flash-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=NOTURNS
-// NOTURNS: error: 'flash.kv_loop' op flash-to-gpu: a pingpong grid starts its turns (flash.pipeline_turn_start) between the pipeline's start and the first KV loop and ends them (flash.pipeline_turn_end) between the last KV loop and the drain: run flash-pingpong
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-pingpong -o %t.turns.mlir
-// RUN: sed -e '0,/flash.pipeline_turn_wait/{/flash.pipeline_turn_wait/d}' %t.turns.mlir \
-// RUN:   | not flash-opt --flash-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=NOWAIT
-// NOWAIT: error: 'flash.kv_loop' op flash-to-gpu: with pingpong, a KV loop passes the turn once (flash.pipeline_turn_pass) and then waits for it once (flash.pipeline_turn_wait): run flash-pingpong
-// RUN: sed -e '/flash.pipeline_turn_end/d' %t.turns.mlir \
-// RUN:   | not flash-opt --flash-to-gpu="chip=sm_90a" 2>&1 | FileCheck %s --check-prefix=NOTURNS
+// @pingpong (Inputs/pingpong.mlir) is flash-pingpong's output of
+//   flash.attention ins(%q, %k, %v : !F, !F, !F) outs(%o : !F)
+//       {config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>}
 
-!F = memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: gpu.func @pingpong_kernel
 // CHECK: nvvm.setmaxregister  increase 216
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
@@ -54,8 +57,3 @@
 // CHECK: %[[ID3:.*]] = arith.index_cast %[[B3]]
 // CHECK: nvvm.barrier.arrive id = %[[ID3]] number_of_threads = %c256
 // CHECK: gpu.return
-func.func @pingpong(%q: !F, %k: !F, %v: !F, %o: !F) {
-  flash.attention ins(%q, %k, %v : !F, !F, !F) outs(%o : !F)
-      {config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>}
-  return
-}

@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu --canonicalize --cse -split-input-file | FileCheck %s
+// RUN: flash-opt %S/Inputs/pipeline.mlir -split-input-file --flash-to-gpu --canonicalize --cse | FileCheck %s
 
 // flash-to-gpu lowers the K/V pipeline ops as flash-pipeline-kv wrote
 // them. cp.async with 2 stages: the prologue's one group (Q and the first
@@ -7,7 +7,9 @@
 // commit; the slot each loop yields (the advance) is that same 1 - slot
 // and the next loop starts from the previous loop's; the drain
 // (wait_group 0 + barrier) comes after the loops, before O is staged.
-!S = memref<?x?x?x32xf16, strided<[?, ?, ?, 1], offset: ?>>
+// @two (Inputs/pipeline.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !S, !S, !S) outs(%o : !S)
+//       {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 2>}
 // CHECK-LABEL: gpu.func @two_kernel
 // CHECK: nvvm.cp.async.commit.group
 // CHECK-NOT: nvvm.cp.async.commit.group
@@ -27,18 +29,13 @@
 // CHECK: nvvm.cp.async.wait.group 0
 // CHECK-NEXT: gpu.barrier
 // CHECK: gpu.return
-func.func @two(%q: !S, %k: !S, %v: !S, %o: !S) {
-  flash.attention ins(%q, %k, %v : !S, !S, !S) outs(%o : !S)
-      {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 2>}
-  return
-}
-
-// -----
 
 // 3 stages: two prologue groups; each iteration lets one group pend,
 // refills slot (slot - 1) mod 3 with the block two ahead (32 keys left of
 // this block's), and yields (slot + 1) mod 3 as the next slot.
-!S = memref<?x?x?x32xf16, strided<[?, ?, ?, 1], offset: ?>>
+// @three (Inputs/pipeline.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !S, !S, !S) outs(%o : !S)
+//       {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 3>}
 // CHECK-LABEL: gpu.func @three_kernel
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.commit.group
@@ -54,8 +51,3 @@ func.func @two(%q: !S, %k: !S, %v: !S, %o: !S) {
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: %[[NEXT:.+]] = arith.select %[[WRAPS]], %c0, %[[PLUS]] : index
 // CHECK: scf.yield {{.*}}, %[[NEXT]] : f32,
-func.func @three(%q: !S, %k: !S, %v: !S, %o: !S) {
-  flash.attention ins(%q, %k, %v : !S, !S, !S) outs(%o : !S)
-      {causal, config = #flash.config<block_m = 32, block_n = 16, warps = 2, stages = 3>}
-  return
-}

@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: flash-opt %S/Inputs/producer.mlir --flash-to-gpu="chip=sm_90a" | FileCheck %s
 
 // `producer = true` (FA3's warp specialization, with wgmma): one more
 // warpgroup (threads 256-383) loads K/V into a 3-stage ring guarded by
@@ -12,7 +12,9 @@
 //  * the consumers take 216 registers, load Q themselves, wait on full with
 //    the phase parity they carry, release the stage on empty after both
 //    GEMMs, and synchronise among themselves with named barrier 1.
-!F = memref<?x?x?x128xbf16, strided<[?, ?, ?, 1], offset: ?>>
+// @ws (Inputs/producer.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !F, !F, !F) outs(%o : !F)
+//       {causal, config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>}
 // CHECK-LABEL: func.func @ws
 // CHECK: threads in (%c384,
 // CHECK-SAME: dynamic_shared_memory_size %c181296_i32
@@ -46,8 +48,3 @@
 // CHECK-NOT: gpu.barrier
 // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %c256_i32
 // CHECK: gpu.return
-func.func @ws(%q: !F, %k: !F, %v: !F, %o: !F) {
-  flash.attention ins(%q, %k, %v : !F, !F, !F) outs(%o : !F)
-      {causal, config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>}
-  return
-}

@@ -1,6 +1,4 @@
-// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts | FileCheck %s --check-prefix=LAYOUT
-// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-pingpong --flash-to-gpu="chip=sm_90a" | FileCheck %s
-// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts --canonicalize --cse --flash-pipeline-kv --canonicalize --cse --flash-pingpong --flash-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: flash-opt %S/Inputs/uniform-blocks.mlir --flash-to-gpu="chip=sm_90a" | FileCheck %s
 
 // flash-tile's uniform blocks (UniformBlocks.h) on the GPU: the document
 // ids of the program's rows and of each KV block's keys are 1-D tiles that
@@ -14,23 +12,18 @@
 // tiles (each key held by one thread of the program), reduced across the
 // warps in shared memory.
 
-!F = memref<?x?x?x64xbf16>
-// LAYOUT-LABEL: func.func @docmask
-// LAYOUT: linalg.generic {{.*}} outs(%{{.*}} : tensor<64xi32, #flash.frag<spread>>)
-// LAYOUT: linalg.generic {{.*}} ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i32, #flash.frag<uniform>>)
-// LAYOUT: tensor.extract %{{.*}}[] : tensor<i32, #flash.frag<uniform>>
-// The scan of the program's keys (UniformBlocks.h): 3072 keys a chunk,
-// each held by one of the program's threads (#flash.frag<cta>).
-// LAYOUT: scf.for {{.*}} step %c3072 iter_args({{.*}}) -> (tensor<3072xindex, #flash.frag<cta>>, tensor<3072xindex, #flash.frag<cta>>, tensor<3072xindex, #flash.frag<cta>>)
-// LAYOUT: outs(%{{.*}} : tensor<3072xi1, #flash.frag<cta>>)
-// LAYOUT: ins(%{{.*}} : tensor<3072xindex, #flash.frag<cta>>) outs(%{{.*}} : tensor<index, #flash.frag<uniform>>)
-// LAYOUT: flash.kv_loop
-// LAYOUT-NOT: scf.if
-// LAYOUT-LABEL: func.func @docmask_pad
-
 // The program's rows: min and max of the row ids, one redux.sync each (its
 // result is a uniform register to ptxas, and so are the KV loops' bounds and
 // addresses computed from it).
+// @docmask (Inputs/uniform-blocks.mlir) is flash-pingpong's output (uniform-blocks=true) of
+//   flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc : memref<?x?xi32>) outs(%o : !F)
+//       mask_mod {
+//       ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
+//         %di = memref.load %d[%b, %i] : memref<?x?xi32>
+//         %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+//         %same = arith.cmpi eq, %di, %dj : i32
+//         flash.yield %same : i1
+//       }
 // CHECK-LABEL: gpu.func @docmask_kernel
 // CHECK-NOT: gpu.shuffle
 // CHECK: nvvm.redux.sync  min %{{.*}}, %c-1_i32{{.*}} : i32 -> i32
@@ -74,31 +67,24 @@
 // CHECK: nvvm.wgmma.mma_async
 // CHECK-NOT: nvvm.vote.sync
 // CHECK-LABEL: gpu.func @docmask_pad_kernel
-func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
-  flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc : memref<?x?xi32>) outs(%o : !F)
-      mask_mod {
-      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
-        %di = memref.load %d[%b, %i] : memref<?x?xi32>
-        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
-        %same = arith.cmpi eq, %di, %dj : i32
-        flash.yield %same : i1
-      }
-  return
-}
 
 // The conjunct beside a key padding test: the scan narrows the keys, and
 // each KV block of the interval is decided, the whole test and the empty
 // test one vote each, then the skip, and inside it the whole-block update
 // (no id compare) and the element-wise one.
-// LAYOUT: scf.for {{.*}} step %c3072 {{.*}} -> (tensor<3072xindex, #flash.frag<cta>>
-// LAYOUT: flash.kv_loop
-// LAYOUT: ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i1, #flash.frag<uniform>>)
-// LAYOUT: tensor.extract %{{.*}}[] : tensor<i1, #flash.frag<uniform>>
-// LAYOUT: ins(%{{.*}} : tensor<64xi32, #flash.frag<spread>>) outs(%{{.*}} : tensor<i1, #flash.frag<uniform>>)
-// LAYOUT: %[[EMPTY:.*]] = tensor.extract %{{.*}}[] : tensor<i1, #flash.frag<uniform>>
-// LAYOUT: scf.if %[[EMPTY]] -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
-// LAYOUT-NEXT: scf.yield %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf32, #flash.frag<acc, wgmma>>
-// LAYOUT: scf.if %{{.*}} -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
+// @docmask_pad (Inputs/uniform-blocks.mlir) is flash-pingpong's output (uniform-blocks=true) of
+//   flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc, %pad : memref<?x?xi32>, memref<?x?xi32>) outs(%o : !F)
+//       mask_mod {
+//       ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>, %p: memref<?x?xi32>):
+//         %di = memref.load %d[%b, %i] : memref<?x?xi32>
+//         %dj = memref.load %d[%b, %j] : memref<?x?xi32>
+//         %same = arith.cmpi eq, %di, %dj : i32
+//         %pj = memref.load %p[%b, %j] : memref<?x?xi32>
+//         %zero = arith.constant 0 : i32
+//         %real = arith.cmpi ne, %pj, %zero : i32
+//         %visible = arith.andi %same, %real : i1
+//         flash.yield %visible : i1
+//       }
 // CHECK: scf.for %{{.*}} step %c3072
 // CHECK: gpu.barrier
 // CHECK: nvvm.vote.sync  all
@@ -111,18 +97,3 @@ func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
 // CHECK: } else {
 // CHECK: nvvm.wgmma.mma_async
 // CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
-func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memref<?x?xi32>, %o: !F) {
-  flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc, %pad : memref<?x?xi32>, memref<?x?xi32>) outs(%o : !F)
-      mask_mod {
-      ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>, %p: memref<?x?xi32>):
-        %di = memref.load %d[%b, %i] : memref<?x?xi32>
-        %dj = memref.load %d[%b, %j] : memref<?x?xi32>
-        %same = arith.cmpi eq, %di, %dj : i32
-        %pj = memref.load %p[%b, %j] : memref<?x?xi32>
-        %zero = arith.constant 0 : i32
-        %real = arith.cmpi ne, %pj, %zero : i32
-        %visible = arith.andi %same, %real : i1
-        flash.yield %visible : i1
-      }
-  return
-}

@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-to-gpu="chip=sm_90a" -split-input-file | FileCheck %s
+// RUN: flash-opt %S/Inputs/wgmma.mlir -split-input-file --flash-to-gpu="chip=sm_90a" | FileCheck %s
 
 // The sm_90a warpgroup-MMA kernel of a `wgmma = true` configuration: one
 // warpgroup (4 warps) per 64 rows.
@@ -14,7 +14,9 @@
 //    PTX instruction each: MLIR 22's op takes A only from shared memory) and
 //    V MN-major ("transposed", imm-trans-b = 1; LBO = 32 * 128 bytes between
 //    64-column panels = 256 in bits 16-29).
-!B = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
+// @wg (Inputs/wgmma.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !B, !B, !B) outs(%o : !B)
+//       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
 // CHECK-LABEL: func.func @wg
 // CHECK: gpu.launch_func @flash_kernels::@wg_kernel {{.*}} threads in (%c128,
 // CHECK-SAME: dynamic_shared_memory_size %c25600_i32
@@ -41,19 +43,14 @@
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: } {flash.kv_loop = "main"}
 // CHECK: gpu.return
-func.func @wg(%q: !B, %k: !B, %v: !B, %o: !B) {
-  flash.attention ins(%q, %k, %v : !B, !B, !B) outs(%o : !B)
-      {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
-  return
-}
-
-// -----
 
 // f16, two warpgroups (rows 0-63 and 64-127: the Q descriptor starts at the
 // warpgroup's 64-row slice of each panel).
-!F = memref<?x?x?x128xf16, strided<[?, ?, ?, 1], offset: ?>>
 // Causal: the longest programs first (FA3's LPT order), block x runs Q row
 // block gridDim.x - 1 - x; not causal (@wg above) block x.
+// @wg_f16 (Inputs/wgmma.mlir) is flash-pipeline-kv's output of
+//   flash.attention ins(%q, %k, %v : !F, !F, !F) outs(%o : !F)
+//       {causal, config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true>}
 // CHECK-LABEL: func.func @wg_f16
 // CHECK: threads in (%c256,
 // CHECK: gpu.func @wg_f16_kernel
@@ -65,8 +62,3 @@ func.func @wg(%q: !B, %k: !B, %v: !B, %o: !B) {
 // CHECK: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <zero>], A[<f16>, <one>, <row>], B[<f16>, <one>, <col>]
 // CHECK-COUNT-7: nvvm.wgmma.mma_async {{.*}}, <m = 64, n = 64, k = 16>, D[<f32>, <one>], A[<f16>
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
-func.func @wg_f16(%q: !F, %k: !F, %v: !F, %o: !F) {
-  flash.attention ins(%q, %k, %v : !F, !F, !F) outs(%o : !F)
-      {causal, config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true>}
-  return
-}
