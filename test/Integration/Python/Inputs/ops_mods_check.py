@@ -529,5 +529,5 @@ if __name__ == "__main__":
         sys.exit(0)
     FAKE_COMPILER, FLASH_OPT = sys.argv[2], sys.argv[3]
     SRC = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))))
+        os.path.dirname(os.path.abspath(__file__))))))
     unittest.main(argv=[sys.argv[0]] + sys.argv[4:])

@@ -23,7 +23,7 @@ import tempfile
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "python"))
 import flashmlir  # noqa: E402
 from flashmlir import distributed as fd  # noqa: E402
 from flashmlir.cache import KernelCache  # noqa: E402
@@ -344,7 +344,7 @@ def check_metric():
     definition, (compute + exchange - total) / exchange, per rank and for
     the job (each time's max over ranks), and the events' 1 - exposed /
     exchange."""
-    sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "examples"))
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "..", "examples"))
     import ring_attention as ex
     ok = True
     for total, comp, exch in ((10.0, 9.0, 2.0), (11.0, 9.0, 2.0), (12.0, 9.0, 2.0),
