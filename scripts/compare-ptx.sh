@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # compare-ptx: the gate of a refactor of the GPU lowering. Compiles every
 # kernel variant the GPU suite runs (scripts/gen-variants.py, the decode
-# variants, the producer-warpgroup configs and the bundled example) with two
+# variants, the producer-warpgroup configs, the score_mod / mask_mod library
+# of scripts/gen-mods-variants.py with its block-mask hints, and the
+# bundled example) with two
 # flash-opt binaries, for sm_80, sm_90 and sm_90a, and diffs the PTX.
 #
 #   scripts/compare-ptx.sh OLD_FLASH_OPT NEW_FLASH_OPT WORKDIR [EXTRA_FLAGS]
@@ -22,11 +24,14 @@ echo '[[128, 96, 8, 3, true, true, 128, true], [128, 96, 8, 3, true, false, 128,
   > "$W/configs.json"
 python3 "$ROOT/scripts/gen-variants.py" "$W/tune.mlir" "$W/tune.json" t.so \
   --configs="$W/configs.json"
+python3 "$ROOT/scripts/gen-mods-variants.py" "$W/mods.mlir" "$W/mods.json" m.so \
+  --block-mask
 cp "$ROOT/examples/attention-bf16.mlir" "$W/example.mlir"
 status=0
-for mod in suite decode tune example; do
+for mod in suite decode tune mods example; do
   for chip in sm_80 sm_90 sm_90a; do
     [ "$mod" = tune ] && [ "$chip" != sm_90a ] && continue
+    [ "$mod" = mods ] && [ "$chip" = sm_80 ] && continue
     for side in old new; do
       bin=$OLD; flags=("--flash-lower-to-gpu=chip=$chip format=isa")
       if [ $side = new ]; then

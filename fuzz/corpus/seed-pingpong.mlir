@@ -12,7 +12,7 @@ func.func @pingpong(%n: index, %lo: index, %hi: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>, scale = 1.250000e-01 : f32} {
     %s0, %p0 = flash.pipeline_producer stages 3
     flash.pipeline_turn_start
-    %r:2 = flash.kv_loop %j = %lo to %hi iter_args(%s = %s0, %p = %p0) -> (index, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %lo to %hi iter_args(%s = %s0, %p = %p0) -> (index, index) {
       flash.pipeline_acquire %s phase %p
       %next:2 = flash.pipeline_advance %s phase %p
       flash.pipeline_turn_pass

@@ -24,7 +24,7 @@ fills a cache for machines without the compiler (flashmlir.cache).
 
 # The package is layers that import only downward (errors; mods, blockmask,
 # runtime; variants; cache; combine; ops; distributed), checked by
-# test/Python/import-layers.test; this file only re-exports them and
+# test/Integration/Python/import-layers.test; this file only re-exports them and
 # registers the PyTorch operator.
 from . import runtime
 from .errors import FlashError

@@ -1,5 +1,5 @@
 """FlashError, the package's one exception type: its bottom layer, which
-imports nothing of flashmlir (see test/Python/import-layers.test for the
+imports nothing of flashmlir (see test/Integration/Python/import-layers.test for the
 layers above it)."""
 
 __all__ = ["FlashError"]

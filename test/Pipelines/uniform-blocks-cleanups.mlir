@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts --canonicalize --cse --flash-pipeline-kv --canonicalize --cse --flash-pingpong --flash-to-gpu="chip=sm_90a" | FileCheck %s
+// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true uniform-blocks=true" --flash-tile --flash-online-softmax --flash-assign-layouts --canonicalize --cse --flash-pipeline-kv --canonicalize --cse --flash-pingpong --flash-to-gpu="chip=sm_90a" | FileCheck %s
 
 // flash-tile's uniform blocks through the GPU passes with an embedder's
 // canonicalize and cse between them (after flash-assign-layouts and after
@@ -68,6 +68,7 @@
 // CHECK-LABEL: gpu.func @docmask_pad_kernel
 func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
   flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc : memref<?x?xi32>) outs(%o : !F)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>}
       mask_mod {
       ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
         %di = memref.load %d[%b, %i] : memref<?x?xi32>
@@ -96,6 +97,7 @@ func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
 // CHECK: arith.cmpi eq, %{{.*}}, %{{.*}} : i32
 func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memref<?x?xi32>, %o: !F) {
   flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc, %pad : memref<?x?xi32>, memref<?x?xi32>) outs(%o : !F)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>}
       mask_mod {
       ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>, %p: memref<?x?xi32>):
         %di = memref.load %d[%b, %i] : memref<?x?xi32>

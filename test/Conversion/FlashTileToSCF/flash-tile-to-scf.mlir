@@ -39,17 +39,17 @@ func.func @structure(%q: !T, %k: !T, %o: !T, %lse: memref<?x?x?xf32>, %nm: index
     %c64 = arith.constant 64 : index
     %c32 = arith.constant 32 : index
     %row = arith.muli %m, %c64 : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !T -> tensor<64x64xf32>
-    %r = flash.kv_loop %j = %lo to %hi reversed iter_args(%acc = %qt) -> (tensor<64x64xf32>) attributes {role = "main"} {
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !T -> tensor<64x64xf32>
+    %r = flash.kv_loop main %j = %lo to %hi reversed iter_args(%acc = %qt) -> (tensor<64x64xf32>) {
       %col = arith.muli %j, %c32 : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk : !T -> tensor<32x64xf32>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk : !T -> tensor<32x64xf32>
       %s = tensor.insert_slice %kt into %acc[0, 0] [32, 64] [1, 1] : tensor<32x64xf32> into tensor<64x64xf32>
       flash.yield %s : tensor<64x64xf32>
     }
     %rows = arith.subi %sq, %row : index
-    flash.tile_store %r, %o[%b, %h, %row] rows %rows : tensor<64x64xf32> -> !T
+    flash.tile_store o %r, %o[%b, %h, %row] rows %rows : tensor<64x64xf32> -> !T
     %l = tensor.empty() : tensor<64xf32>
-    flash.tile_store %l, %lse[%b, %h, %row] rows %rows : tensor<64xf32> -> memref<?x?x?xf32>
+    flash.tile_store lse %l, %lse[%b, %h, %row] rows %rows : tensor<64xf32> -> memref<?x?x?xf32>
   }
   return
 }
@@ -81,12 +81,26 @@ func.func @paged_split(%k: !P, %table: memref<?x?xi32>, %op: memref<?x?x?x?x64xf
   flash.grid (%m, %h, %b, %s) in (%nm, %nh, %nb, %ns) attributes {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2, splits = 0>, scale = 1.250000e-01 : f32} {
     %c64 = arith.constant 64 : index
     %init = tensor.empty() : tensor<64x64xf32>
-    %r = flash.kv_loop %j = %lo to %hi iter_args(%acc = %init) -> (tensor<64x64xf32>) attributes {role = "main"} {
+    %r = flash.kv_loop main %j = %lo to %hi iter_args(%acc = %init) -> (tensor<64x64xf32>) {
       %col = arith.muli %j, %c64 : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk pages(%table : memref<?x?xi32>) : !P -> tensor<64x64xf32>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk pages(%table : memref<?x?xi32>) : !P -> tensor<64x64xf32>
       flash.yield %kt : tensor<64x64xf32>
     }
-    flash.tile_store %r, %op[%s, %b, %h, %m] rows %c64 : tensor<64x64xf32> -> memref<?x?x?x?x64xf32>
+    flash.tile_store o %r, %op[%s, %b, %h, %m] rows %c64 : tensor<64x64xf32> -> memref<?x?x?x?x64xf32>
   }
   return
+}
+
+// -----
+
+// Split-KV's workspace is host memory on the CPU: a memref.alloc of the
+// same type and sizes (the bufferization deallocation pipeline frees it).
+// CHECK-LABEL: func.func @workspace
+// CHECK-SAME: (%[[S:.+]]: index, %[[N:.+]]: index)
+// CHECK: %[[W:.+]] = memref.alloc(%[[S]], %[[N]]) : memref<?x2x?x8x64xf32>
+// CHECK-NOT: flash.workspace
+// CHECK: return %[[W]]
+func.func @workspace(%s: index, %n: index) -> memref<?x2x?x8x64xf32> {
+  %w = flash.workspace(%s, %n) : memref<?x2x?x8x64xf32>
+  return %w : memref<?x2x?x8x64xf32>
 }

@@ -11,11 +11,11 @@
 // mirrored (j <= i, j < p). canonicalize then puts the constant on the
 // right: bound >= k, bound > k. (flash-simplify-mods, not run here, would
 // first merge a prefix-LM's two bounds into one.) The input was tiled with
-// key-bounds=false, so that every block runs the mask_mod and the main
+// key_bounds = false, so that every block runs the mask_mod and the main
 // loop's compares are there to check (with key bounds the main loop of these
 // masks runs none: flash-tile-key-bounds.mlir).
 
-// @prefix_lm (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key-bounds=false) of
+// @prefix_lm (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key_bounds = false in the config) of
 //   flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
 //       outs(%o, %lse : !T, !L)
 //       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
@@ -57,7 +57,7 @@
 
 // A position that something else reads (here j - i) stays J + k: the
 // bound would cost a sub per row on top of the adds.
-// @window (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key-bounds=false) of
+// @window (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key_bounds = false in the config) of
 //   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o, %lse : !T, !L)
 //       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
 //       mask_mod {
@@ -77,7 +77,7 @@
 // CHECK: arith.select
 
 // Each order and equality its own compare (a constant bound folds: 7 - J).
-// @lower_or (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key-bounds=false) of
+// @lower_or (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key_bounds = false in the config) of
 //   flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
 //       outs(%o, %lse : !T, !L)
 //       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}
@@ -118,7 +118,7 @@
 // end's j < Sk of the ragged block: a band runs a few blocks a program at
 // most, where the fold measured slower
 // (bench/results/2026-12-03-h200-column-fold.log).
-// @lone (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key-bounds=false) of
+// @lone (Inputs/column-compare.mlir) is flash-pipeline-kv's output (key_bounds = false in the config) of
 //   flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%p : memref<?xi32>)
 //       outs(%o, %lse : !T, !L)
 //       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>}

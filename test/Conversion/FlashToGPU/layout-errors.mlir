@@ -20,17 +20,17 @@ func.func @no_layouts(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: in
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
     // expected-error @+1 {{flash-to-gpu: a tile without a #flash.frag layout ('tensor<64x64xbf16>'); run flash-assign-layouts first}}
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16>
     %e = tensor.empty() : tensor<64x64xf32>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32>) -> tensor<64x64xf32>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16>
       %se = tensor.empty() : tensor<64x64xf32>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32>) -> tensor<64x64xf32>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16>, tensor<64x64xbf16>) outs(%s0 : tensor<64x64xf32>) -> tensor<64x64xf32>
@@ -50,7 +50,7 @@ func.func @no_layouts(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: in
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16> -> !V
   }
   return
 }
@@ -74,17 +74,17 @@ func.func @load_in_registers(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %he
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
     // expected-error @+1 {{flash-to-gpu: layout #flash.frag<acc, mma_sync> for a tile load (#flash.frag<smem, ...>)}}
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #acc>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #acc>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -104,7 +104,7 @@ func.func @load_in_registers(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %he
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -128,17 +128,17 @@ func.func @other_mma(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: ind
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
     // expected-error @+1 {{flash-to-gpu: layout #flash.frag<smem, wgmma> in a grid compiled for mma_sync (its #flash.config)}}
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -158,7 +158,7 @@ func.func @other_mma(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: ind
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }

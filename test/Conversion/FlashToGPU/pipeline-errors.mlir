@@ -24,17 +24,17 @@ func.func @scheduled(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: ind
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 3
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 1
       flash.pipeline_prefetch %slot distance 2
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -54,7 +54,7 @@ func.func @scheduled(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: ind
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -77,14 +77,14 @@ func.func @not_pipelined(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads:
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     // expected-error @+1 {{flash-to-gpu: the K/V loads of the KV loops are not pipelined (no flash.pipeline_prologue or flash.pipeline_producer in the grid): run flash-pipeline-kv first}}
-    %r = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0) -> (tensor<64x64xf32, #acc>) attributes {role = "main"} {
+    %r = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0) -> (tensor<64x64xf32, #acc>) {
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -103,7 +103,7 @@ func.func @not_pipelined(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads:
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -126,18 +126,18 @@ func.func @distance(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: inde
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 3
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 1
       // expected-error @+1 {{flash-to-gpu: a prefetch distance of 1 is not lowered; the block stages - 1 = 2 ahead refills the slot the wait freed}}
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -157,7 +157,7 @@ func.func @distance(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: inde
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -180,17 +180,17 @@ func.func @no_wait(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 3
     // expected-error @+1 {{flash-to-gpu: a KV loop's body must begin with flash.pipeline_wait, flash.pipeline_prefetch, flash.pipeline_advance}}
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_prefetch %slot distance 2
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -210,7 +210,7 @@ func.func @no_wait(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -233,18 +233,18 @@ func.func @no_slot(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 3
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 1
       flash.pipeline_prefetch %slot distance 2
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
       // expected-error @+1 {{flash-to-gpu: a K/V tile load must read its KV loop's pipeline slot}}
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -264,7 +264,7 @@ func.func @no_slot(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -287,18 +287,18 @@ func.func @no_drain(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: inde
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 3
     // expected-error @+1 {{flash-to-gpu: the K/V pipeline must be drained (flash.pipeline_drain) after the last KV loop and before the epilogue's stores}}
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 1
       flash.pipeline_prefetch %slot distance 2
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -317,7 +317,7 @@ func.func @no_drain(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: inde
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -340,17 +340,17 @@ func.func @two_drains(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: in
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 3
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 1
       flash.pipeline_prefetch %slot distance 2
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -372,7 +372,7 @@ func.func @two_drains(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: in
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }

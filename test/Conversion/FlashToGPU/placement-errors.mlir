@@ -22,17 +22,17 @@ gpu.module @device {
       %cbn = arith.constant 64 : index
       %zero = arith.constant 0.0 : f32
       %row = arith.muli %m, %cbm : index
-      %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+      %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
       %e = tensor.empty() : tensor<64x64xf32, #acc>
       %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %slot0 = flash.pipeline_prologue stages 2
-      %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+      %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
         flash.pipeline_wait %slot pending 0
         flash.pipeline_prefetch %slot distance 1
         %next = flash.pipeline_advance %slot
         %col = arith.muli %j, %cbn : index
-        %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-        %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+        %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+        %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
         %se = tensor.empty() : tensor<64x64xf32, #acc>
         %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
         %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -52,7 +52,7 @@ gpu.module @device {
         %t = arith.truncf %in : f32 to bf16
         linalg.yield %t : bf16
       } -> tensor<64x64xbf16, #acc>
-      flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+      flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
     }
     gpu.return
   }
@@ -86,17 +86,17 @@ llvm.func @in_llvm_func() {
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -116,7 +116,7 @@ llvm.func @in_llvm_func() {
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   llvm.return
 }

@@ -24,18 +24,18 @@ func.func @k_not_loaded(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: 
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
     // expected-error @+1 {{flash-to-gpu: a KV loop must read one K tile (S = Q K^T) and one V tile (O += P V)}}
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
       %kt = tensor.empty() : tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load k %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -55,7 +55,7 @@ func.func @k_not_loaded(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: 
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -77,17 +77,17 @@ func.func @store_other(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: i
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -108,7 +108,7 @@ func.func @store_other(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: i
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
     // expected-error @+1 {{flash-to-gpu: an operand is not a tile in registers}}
-    flash.tile_store %qt, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #smem> -> !V
+    flash.tile_store o %qt, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #smem> -> !V
   }
   return
 }
@@ -130,17 +130,17 @@ func.func @store_in_grid(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads:
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -162,7 +162,7 @@ func.func @store_in_grid(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads:
     } -> tensor<64x64xbf16, #acc>
     // expected-error @+1 {{flash-to-gpu: unexpected op in an attention grid}}
     memref.store %zero, %x[%c0] : memref<?xf32>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -184,19 +184,19 @@ func.func @two_q_tiles(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: i
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     // expected-error @+1 {{flash-to-gpu: an attention grid reads one Q tile}}
-    %qt2 = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt2 = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -216,7 +216,7 @@ func.func @two_q_tiles(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: i
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -238,17 +238,17 @@ func.func @store_in_loop(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads:
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -270,7 +270,7 @@ func.func @store_in_loop(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads:
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -292,17 +292,17 @@ func.func @unselected_math(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %head
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -324,7 +324,7 @@ func.func @unselected_math(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %head
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -349,19 +349,19 @@ func.func @column_reduction(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %hea
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %le = tensor.empty() : tensor<64xf32, #row>
     %l0 = linalg.fill ins(%zero : f32) outs(%le : tensor<64xf32, #row>) -> tensor<64xf32, #row>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:3 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %l = %l0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, index) attributes {role = "main"} {
+    %r:3 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %l = %l0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -388,7 +388,7 @@ func.func @column_reduction(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %hea
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -402,22 +402,22 @@ func.func @unexpanded(%q: !T, %k: !T, %v: !T, %o: !T, %n: index, %lo: index, %hi
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>, scale = 1.250000e-01 : f32} {
     %c64 = arith.constant 64 : index
     %row = arith.muli %m, %c64 : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %n : !T -> tensor<64x64xbf16>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %n : !T -> tensor<64x64xbf16>
     %zero = arith.constant 0.0 : f32
     %e2 = tensor.empty() : tensor<64x64xf32>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x64xf32>) -> tensor<64x64xf32>
     %e1 = tensor.empty() : tensor<64xf32>
     %m0 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
-    %r:3 = flash.kv_loop %j = %lo to %hi reversed iter_args(%acc = %acc0, %mx = %m0, %l = %m0) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>) attributes {role = "main"} {
+    %r:3 = flash.kv_loop main %j = %lo to %hi reversed iter_args(%acc = %acc0, %mx = %m0, %l = %m0) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>) {
       %col = arith.muli %j, %c64 : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %n : !T -> tensor<64x64xbf16>
       // expected-error @+1 {{flash-to-gpu: run flash-online-softmax first (it expands the online softmax this op stands for)}}
       %a2, %m2, %l2 = flash.tile_update %qt, %kt, %vt, %acc, %mx, %l at(%row, %col) bounds(%n, %n) {scale = 1.250000e-01 : f32} : tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xbf16>, tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
       flash.yield %a2, %m2, %l2 : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>
     }
     %out, %lse = flash.tile_finalize %r#0, %r#1, %r#2 {scale = 1.250000e-01 : f32} : tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<64x64xbf16>, tensor<64xf32>
-    flash.tile_store %out, %o[%b, %h, %row] rows %n : tensor<64x64xbf16> -> !T
+    flash.tile_store o %out, %o[%b, %h, %row] rows %n : tensor<64x64xbf16> -> !T
   }
   return
 }

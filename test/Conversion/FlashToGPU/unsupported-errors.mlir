@@ -28,17 +28,17 @@ func.func @f32(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index, %b
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xf32, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xf32, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xf32, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xf32, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xf32, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xf32, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xf32, #smem>, tensor<64x64xf32, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -58,7 +58,7 @@ func.func @f32(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index, %b
       %t = arith.addf %in, %zero : f32
       linalg.yield %t : f32
     } -> tensor<64x64xf32, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xf32, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xf32, #acc> -> !V
   }
   return
 }
@@ -81,17 +81,17 @@ func.func @dv(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index, %ba
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x128xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32, #acc>) -> tensor<64x128xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x128xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x128xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x128xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x128xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -111,7 +111,7 @@ func.func @dv(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index, %ba
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x128xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x128xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x128xbf16, #acc> -> !V
   }
   return
 }
@@ -134,17 +134,17 @@ func.func @d40(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index, %b
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x40xf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x40xf16, #smem>
     %e = tensor.empty() : tensor<64x40xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x40xf32, #acc>) -> tensor<64x40xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x40xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x40xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x40xf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x40xf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x40xf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x40xf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x40xf16, #smem>, tensor<64x40xf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -164,7 +164,7 @@ func.func @d40(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index, %b
       %t = arith.truncf %in : f32 to f16
       linalg.yield %t : f16
     } -> tensor<64x40xf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x40xf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x40xf16, #acc> -> !V
   }
   return
 }
@@ -187,17 +187,17 @@ func.func @stages(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index,
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 5
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 3
       flash.pipeline_prefetch %slot distance 4
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xf16, #smem>, tensor<64x64xf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -217,7 +217,7 @@ func.func @stages(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index,
       %t = arith.truncf %in : f32 to f16
       linalg.yield %t : f16
     } -> tensor<64x64xf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xf16, #acc> -> !V
   }
   return
 }
@@ -240,17 +240,17 @@ func.func @rows_per_warp(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads:
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<48x64xf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<48x64xf16, #smem>
     %e = tensor.empty() : tensor<48x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<48x64xf32, #acc>) -> tensor<48x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<48x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<48x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xf16, #smem>
       %se = tensor.empty() : tensor<48x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<48x64xf32, #acc>) -> tensor<48x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<48x64xf16, #smem>, tensor<64x64xf16, #smem>) outs(%s0 : tensor<48x64xf32, #acc>) -> tensor<48x64xf32, #acc>
@@ -270,7 +270,7 @@ func.func @rows_per_warp(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads:
       %t = arith.truncf %in : f32 to f16
       linalg.yield %t : f16
     } -> tensor<48x64xf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<48x64xf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<48x64xf16, #acc> -> !V
   }
   return
 }
@@ -293,17 +293,17 @@ func.func @block_n(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index
     %cbn = arith.constant 8 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<8x64xf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<8x64xf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<8x64xf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<8x64xf16, #smem>
       %se = tensor.empty() : tensor<64x8xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x8xf32, #acc>) -> tensor<64x8xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xf16, #smem>, tensor<8x64xf16, #smem>) outs(%s0 : tensor<64x8xf32, #acc>) -> tensor<64x8xf32, #acc>
@@ -323,7 +323,7 @@ func.func @block_n(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index
       %t = arith.truncf %in : f32 to f16
       linalg.yield %t : f16
     } -> tensor<64x64xf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xf16, #acc> -> !V
   }
   return
 }
@@ -346,17 +346,17 @@ func.func @smem(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index, %
     %cbn = arith.constant 128 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<128x256xf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<128x256xf16, #smem>
     %e = tensor.empty() : tensor<128x256xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<128x256xf32, #acc>) -> tensor<128x256xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<128x256xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<128x256xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<128x256xf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<128x256xf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<128x256xf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<128x256xf16, #smem>
       %se = tensor.empty() : tensor<128x128xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<128x256xf16, #smem>, tensor<128x256xf16, #smem>) outs(%s0 : tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
@@ -376,7 +376,7 @@ func.func @smem(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: index, %
       %t = arith.truncf %in : f32 to f16
       linalg.yield %t : f16
     } -> tensor<128x256xf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<128x256xf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<128x256xf16, #acc> -> !V
   }
   return
 }
@@ -400,17 +400,17 @@ func.func @inner_stride(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: 
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xf16, #smem>, tensor<64x64xf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -430,7 +430,7 @@ func.func @inner_stride(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: 
       %t = arith.truncf %in : f32 to f16
       linalg.yield %t : f16
     } -> tensor<64x64xf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xf16, #acc> -> !V
   }
   return
 }
@@ -454,17 +454,17 @@ func.func @wgmma_chip(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: in
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -484,7 +484,7 @@ func.func @wgmma_chip(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %heads: in
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }
@@ -510,17 +510,17 @@ func.func @hint_not_argument(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %he
     %cbn = arith.constant 64 : index
     %zero = arith.constant 0.0 : f32
     %row = arith.muli %m, %cbm : index
-    %qt = flash.tile_load %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
+    %qt = flash.tile_load q %q[%b, %h, %row] limit %sq : !Q -> tensor<64x64xbf16, #smem>
     %e = tensor.empty() : tensor<64x64xf32, #acc>
     %acc0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
     %slot0 = flash.pipeline_prologue stages 2
-    %r:2 = flash.kv_loop %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %c0 to %kv_blocks iter_args(%acc = %acc0, %slot = %slot0) -> (tensor<64x64xf32, #acc>, index) {
       flash.pipeline_wait %slot pending 0
       flash.pipeline_prefetch %slot distance 1
       %next = flash.pipeline_advance %slot
       %col = arith.muli %j, %cbn : index
-      %kt = flash.tile_load %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
-      %vt = flash.tile_load %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
+      %kt = flash.tile_load k %k[%b, %h, %col] limit %sk slot(%slot) : !Q -> tensor<64x64xbf16, #smem>
+      %vt = flash.tile_load v %v[%b, %h, %col] limit %sk slot(%slot) : !V -> tensor<64x64xbf16, #smem>
       %se = tensor.empty() : tensor<64x64xf32, #acc>
       %s0 = linalg.fill ins(%zero : f32) outs(%se : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       %s = linalg.matmul indexing_maps = [#qk_q, #qk_k, #qk_s] ins(%qt, %kt : tensor<64x64xbf16, #smem>, tensor<64x64xbf16, #smem>) outs(%s0 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -540,7 +540,7 @@ func.func @hint_not_argument(%q: !Q, %k: !Q, %v: !V, %o: !V, %blocks: index, %he
       %t = arith.truncf %in : f32 to bf16
       linalg.yield %t : bf16
     } -> tensor<64x64xbf16, #acc>
-    flash.tile_store %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
+    flash.tile_store o %ot, %o[%b, %h, %row] rows %cbm : tensor<64x64xbf16, #acc> -> !V
   }
   return
 }

@@ -20,7 +20,7 @@ func.func @rank3(%q: !T, %n: index) {
 func.func @smem_in_place(%q: !T, %n: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2>, scale = 1.250000e-01 : f32} {
     %zero = arith.constant 0.0 : bf16
-    %qt = flash.tile_load %q[%b, %h, %m] limit %n : !T -> tensor<64x64xbf16>
+    %qt = flash.tile_load q %q[%b, %h, %m] limit %n : !T -> tensor<64x64xbf16>
     // expected-error @+1 {{flash-assign-layouts: tiles that must share a type need layouts #flash.frag<smem, mma_sync> and #flash.frag<acc, mma_sync> (a shared-memory tile cannot be updated in place)}}
     %t = linalg.fill ins(%zero : bf16) outs(%qt : tensor<64x64xbf16>) -> tensor<64x64xbf16>
   }

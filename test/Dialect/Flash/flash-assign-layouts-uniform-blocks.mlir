@@ -1,4 +1,4 @@
-// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts | FileCheck %s
+// RUN: flash-opt %s --flash-plan="sm=90 wgmma=true uniform-blocks=true" --flash-tile --flash-online-softmax --flash-assign-layouts | FileCheck %s
 
 // flash-assign-layouts on flash-tile's uniform blocks (UniformBlocks.h): the
 // document ids of the program's rows and of each KV block's keys are 1-D
@@ -7,8 +7,10 @@
 // #flash.frag<uniform>; the scf.if's over the block's update carry the
 // accumulator tiles in their own layouts. The scan of the program's keys
 // before the KV loops carries #flash.frag<cta> tiles (each key held by one
-// thread of the program). Conversion/FlashToGPU/uniform-blocks.mlir lowers
-// this IR.
+// thread of the program). The ops carry the tiles flash-plan="sm=90
+// wgmma=true" gives them without uniform-blocks (64 x 64, 4 warps), as
+// Conversion/FlashToGPU/uniform-blocks.mlir's input does; flash-plan keeps
+// them and writes uniform_blocks = true into the config.
 
 !F = memref<?x?x?x64xbf16>
 // CHECK-LABEL: func.func @docmask
@@ -25,6 +27,7 @@
 
 func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
   flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc : memref<?x?xi32>) outs(%o : !F)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>}
       mask_mod {
       ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>):
         %di = memref.load %d[%b, %i] : memref<?x?xi32>
@@ -49,6 +52,7 @@ func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
 // CHECK: scf.if %{{.*}} -> (tensor<64x64xf32, #flash.frag<acc, wgmma>>, tensor<64xf32, #flash.frag<row>>, tensor<64xf32, #flash.frag<row_partial>>)
 func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memref<?x?xi32>, %o: !F) {
   flash.attention ins(%q, %k, %v : !F, !F, !F) captures(%doc, %pad : memref<?x?xi32>, memref<?x?xi32>) outs(%o : !F)
+      {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>}
       mask_mod {
       ^bb0(%b: index, %h: index, %i: index, %j: index, %d: memref<?x?xi32>, %p: memref<?x?xi32>):
         %di = memref.load %d[%b, %i] : memref<?x?xi32>

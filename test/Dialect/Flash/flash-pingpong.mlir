@@ -22,14 +22,14 @@
 // CHECK-LABEL: func.func @pingpong
 // CHECK: flash.pipeline_producer stages 3
 // CHECK-NEXT: flash.pipeline_turn_start
-// CHECK-NEXT: flash.kv_loop {{.*}}role = "masked_right"
+// CHECK-NEXT: flash.kv_loop masked_right
 // CHECK: linalg.matmul {{.*}}ins(%{{.*}}, %{{.*}} : tensor<128x128xbf16, #flash.frag<smem, wgmma>>
 // CHECK-NEXT: flash.pipeline_turn_pass
 // CHECK-NOT: flash.pipeline_turn
 // CHECK: flash.pipeline_turn_wait
 // CHECK-NEXT: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<128x96xbf16, #flash.frag<acc, wgmma>>
 // CHECK-NEXT: flash.pipeline_release
-// CHECK: flash.kv_loop {{.*}}role = "main"
+// CHECK: flash.kv_loop main
 // CHECK: linalg.matmul
 // CHECK-NEXT: flash.pipeline_turn_pass
 // CHECK-NOT: flash.pipeline_turn

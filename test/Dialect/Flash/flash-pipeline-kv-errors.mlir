@@ -12,8 +12,8 @@
 func.func @one_stage(%k: !T, %n: index) {
   // expected-error @+1 {{flash-pipeline-kv: a K/V pipeline needs at least 2 stages (one slot read while the next fills); the config has 1}}
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 1>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
-      %kt = flash.tile_load %k[%b, %h, %j] limit %n : !T -> tensor<32x64xbf16>
+    flash.kv_loop main %j = %n to %n {
+      %kt = flash.tile_load k %k[%b, %h, %j] limit %n : !T -> tensor<32x64xbf16>
       flash.yield
     }
   }
@@ -25,7 +25,7 @@ func.func @one_stage(%k: !T, %n: index) {
 func.func @no_loads(%n: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
     // expected-error @+1 {{flash-pipeline-kv: a KV loop without K/V tile loads has no blocks to pipeline}}
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       flash.yield
     }
   }
@@ -37,9 +37,9 @@ func.func @no_loads(%n: index) {
 !T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 func.func @half_pipelined(%k: !T, %n: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{flash-pipeline-kv: this K/V load already reads a pipeline slot, but the grid has no pipeline ops}}
-      %kt = flash.tile_load %k[%b, %h, %j] limit %n slot(%n) : !T -> tensor<32x64xbf16>
+      %kt = flash.tile_load k %k[%b, %h, %j] limit %n slot(%n) : !T -> tensor<32x64xbf16>
       flash.yield
     }
   }

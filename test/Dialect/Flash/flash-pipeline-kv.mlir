@@ -23,21 +23,21 @@
 !F = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: func.func @double_buffer
 // CHECK: flash.grid
-// CHECK: %[[K:.+]] = flash.tile_load %arg0
+// CHECK: %[[K:.+]] = flash.tile_load q %arg0
 // CHECK: %[[S0:.+]] = flash.pipeline_prologue stages 2
-// CHECK-NEXT: %[[R1:.+]]:4 = flash.kv_loop %{{.+}} iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %[[SLOT:arg[0-9]+]] = %[[S0]]) -> ({{.*}}, index) attributes {role = "masked_right"}
+// CHECK-NEXT: %[[R1:.+]]:4 = flash.kv_loop masked_right %{{.+}} iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %[[SLOT:arg[0-9]+]] = %[[S0]]) -> ({{.*}}, index)
 // CHECK-NEXT: flash.pipeline_wait %[[SLOT]] pending 0
 // CHECK-NEXT: flash.pipeline_prefetch %[[SLOT]] distance 1
 // CHECK-NEXT: %[[NEXT:.+]] = flash.pipeline_advance %[[SLOT]]
-// CHECK: flash.tile_load %arg1[{{.*}}] limit %{{.+}} slot(%[[SLOT]])
-// CHECK-NEXT: flash.tile_load %arg2[{{.*}}] limit %{{.+}} slot(%[[SLOT]])
+// CHECK: flash.tile_load {{[qkv]}} %arg1[{{.*}}] limit %{{.+}} slot(%[[SLOT]])
+// CHECK-NEXT: flash.tile_load {{[qkv]}} %arg2[{{.*}}] limit %{{.+}} slot(%[[SLOT]])
 // CHECK: flash.yield %{{.+}}, %{{.+}}, %{{.+}}, %[[NEXT]] :
-// CHECK: flash.kv_loop {{.*}} iter_args({{.*}}, %[[SLOT2:arg[0-9]+]] = %[[R1]]#3) -> ({{.*}}, index) attributes {role = "main"}
+// CHECK: flash.kv_loop main {{.*}} iter_args({{.*}}, %[[SLOT2:arg[0-9]+]] = %[[R1]]#3) -> ({{.*}}, index)
 // CHECK-NEXT: flash.pipeline_wait %[[SLOT2]] pending 0
 // CHECK-NEXT: flash.pipeline_prefetch %[[SLOT2]] distance 1
 // CHECK-NEXT: %[[NEXT2:.+]] = flash.pipeline_advance %[[SLOT2]]
-// CHECK: flash.tile_load %arg1[{{.*}}] limit %{{.+}} slot(%[[SLOT2]])
-// CHECK-NEXT: flash.tile_load %arg2[{{.*}}] limit %{{.+}} slot(%[[SLOT2]])
+// CHECK: flash.tile_load {{[qkv]}} %arg1[{{.*}}] limit %{{.+}} slot(%[[SLOT2]])
+// CHECK-NEXT: flash.tile_load {{[qkv]}} %arg2[{{.*}}] limit %{{.+}} slot(%[[SLOT2]])
 // CHECK: flash.yield %{{.+}}, %{{.+}}, %{{.+}}, %[[NEXT2]] :
 // CHECK-NEXT: }
 // CHECK-NEXT: flash.pipeline_drain
@@ -58,14 +58,14 @@ func.func @double_buffer(%q: !F, %k: !F, %v: !F, %o: !F) {
 !F = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: func.func @three_loops
 // CHECK: %[[S0:.+]] = flash.pipeline_prologue stages 3
-// CHECK-NEXT: %[[R1:.+]]:4 = flash.kv_loop {{.*}}, %[[A:arg[0-9]+]] = %[[S0]]) -> {{.*}} {role = "masked_right"}
+// CHECK-NEXT: %[[R1:.+]]:4 = flash.kv_loop masked_right {{.*}}, %[[A:arg[0-9]+]] = %[[S0]]) ->
 // CHECK-NEXT: flash.pipeline_wait %[[A]] pending 1
 // CHECK-NEXT: flash.pipeline_prefetch %[[A]] distance 2
 // CHECK-NEXT: flash.pipeline_advance %[[A]]
-// CHECK: %[[R2:.+]]:4 = flash.kv_loop {{.*}}, %[[B:arg[0-9]+]] = %[[R1]]#3) -> {{.*}} {role = "main"}
+// CHECK: %[[R2:.+]]:4 = flash.kv_loop main {{.*}}, %[[B:arg[0-9]+]] = %[[R1]]#3) ->
 // CHECK-NEXT: flash.pipeline_wait %[[B]] pending 1
 // CHECK-NEXT: flash.pipeline_prefetch %[[B]] distance 2
-// CHECK: flash.kv_loop {{.*}}, %[[C:arg[0-9]+]] = %[[R2]]#3) -> {{.*}} {role = "masked_left"}
+// CHECK: flash.kv_loop masked_left {{.*}}, %[[C:arg[0-9]+]] = %[[R2]]#3) ->
 // CHECK-NEXT: flash.pipeline_wait %[[C]] pending 1
 // CHECK-NEXT: flash.pipeline_prefetch %[[C]] distance 2
 // CHECK-NEXT: flash.pipeline_advance %[[C]]
@@ -89,8 +89,8 @@ func.func @three_loops(%q: !F, %k: !F, %v: !F, %o: !F) {
 // CHECK-NEXT: flash.pipeline_acquire %[[S]] phase %[[P]]
 // CHECK-NEXT: %[[N:.+]]:2 = flash.pipeline_advance %[[S]] phase %[[P]]
 // CHECK-NOT: flash.pipeline_wait
-// CHECK: flash.tile_load %arg1[{{.*}}] limit %{{.+}} slot(%[[S]])
-// CHECK-NEXT: flash.tile_load %arg2[{{.*}}] limit %{{.+}} slot(%[[S]])
+// CHECK: flash.tile_load {{[qkv]}} %arg1[{{.*}}] limit %{{.+}} slot(%[[S]])
+// CHECK-NEXT: flash.tile_load {{[qkv]}} %arg2[{{.*}}] limit %{{.+}} slot(%[[S]])
 // CHECK: flash.pipeline_release %[[S]]
 // CHECK-NEXT: flash.yield %{{.+}}, %{{.+}}, %{{.+}}, %[[N]]#0, %[[N]]#1 :
 // CHECK: flash.kv_loop {{.*}}, %{{arg[0-9]+}} = %[[R1]]#3, %{{arg[0-9]+}} = %[[R1]]#4)

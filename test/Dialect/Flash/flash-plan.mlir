@@ -3,6 +3,7 @@
 // RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true" | FileCheck %s --check-prefix=WG
 // RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true long-causal-rows=0" | FileCheck %s --check-prefix=NOLONG
 // RUN: flash-opt %s -split-input-file --flash-plan="wgmma=true uniform-blocks=true" | FileCheck %s --check-prefix=UB
+// RUN: flash-opt %s -split-input-file --flash-plan="key-bounds=false uniform-blocks=true" | FileCheck %s --check-prefix=ANALYSES
 
 // flash-plan records FA2's launch configuration per head dim, keeps a
 // hand-written one, and picks 64 x 64 for head dim 256 when the Q block plus
@@ -13,6 +14,9 @@
 // sm_90a (wgmma): the tiles of the H200 sweeps (flash-plan's table).
 // WG-LABEL: func.func @d64
 // WG: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>
+// Every planned config carries the mask analyses flash-tile is to run.
+// ANALYSES-LABEL: func.func @d64
+// ANALYSES: config = #flash.config<block_m = 128, block_n = 64, warps = 4, stages = 2, key_bounds = false, uniform_blocks = true>
 func.func @d64(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x8x?x64xbf16>, %v: tensor<1x8x?x64xbf16>) -> tensor<1x8x?x64xbf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>) -> tensor<1x8x?x64xbf16>
   return %o : tensor<1x8x?x64xbf16>
@@ -49,10 +53,10 @@ func.func @d128(%q: tensor<1x8x?x128xbf16>, %k: tensor<1x8x?x128xbf16>, %v: tens
 // program), causal or not, it runs without turns; hinted ones are
 // unchanged.
 // UB-LABEL: func.func @d128_mask_mod
-// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
-// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
-// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true>
-// UB: config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true>
+// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, uniform_blocks = true>
+// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, uniform_blocks = true>
+// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, uniform_blocks = true>
+// UB: config = #flash.config<block_m = 64, block_n = 96, warps = 4, stages = 2, wgmma = true, uniform_blocks = true>
 // WG-LABEL: func.func @d128_mask_mod
 // WG: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
 // WG: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
@@ -140,9 +144,12 @@ func.func @d256(%q: tensor<1x8x?x256xbf16>, %k: tensor<1x8x?x256xbf16>, %v: tens
 
 // -----
 
-// A configuration written by hand is kept.
+// A configuration written by hand keeps its tiles; flash-tile's mask
+// analyses are still flash-plan's options, written into it.
 // CHECK-LABEL: func.func @kept
 // CHECK: config = #flash.config<block_m = 64, block_n = 32, warps = 2, stages = 3>
+// ANALYSES-LABEL: func.func @kept
+// ANALYSES: config = #flash.config<block_m = 64, block_n = 32, warps = 2, stages = 3, key_bounds = false, uniform_blocks = true>
 func.func @kept(%q: tensor<1x8x?x64xbf16>, %k: tensor<1x8x?x64xbf16>, %v: tensor<1x8x?x64xbf16>) -> tensor<1x8x?x64xbf16> {
   %o = flash.attention ins(%q, %k, %v : tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>, tensor<1x8x?x64xbf16>)
        {config = #flash.config<block_m = 64, block_n = 32, warps = 2, stages = 3>} -> tensor<1x8x?x64xbf16>
@@ -211,8 +218,8 @@ func.func @long_causal(%q: !D, %k: !D, %v: !D, %o: !D, %ql: !L, %ol: !L, %qh: !H
 // WG: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>
 // WG: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>
 // UB-LABEL: func.func @d64_docmask
-// UB: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true>
-// UB: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>
+// UB: config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true, uniform_blocks = true>
+// UB: config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true, uniform_blocks = true>
 func.func @d64_docmask(%q: memref<?x8x?x64xbf16>, %k: memref<?x8x?x64xbf16>, %v: memref<?x8x?x64xbf16>, %doc: memref<?x?xi32>, %o: memref<?x8x?x64xbf16>) {
   flash.attention ins(%q, %k, %v : memref<?x8x?x64xbf16>, memref<?x8x?x64xbf16>, memref<?x8x?x64xbf16>)
       captures(%doc : memref<?x?xi32>) outs(%o : memref<?x8x?x64xbf16>)

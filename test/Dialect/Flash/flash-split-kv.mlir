@@ -8,8 +8,8 @@
 !t = memref<?x?x?x64xf16, strided<[?, ?, ?, 1], offset: ?>>
 !l = memref<?x?x?xf32>
 // CHECK-LABEL: func.func @fixed
-// CHECK:       %[[OP:.*]] = memref.alloc({{.*}}) {flash.workspace} : memref<3x?x?x?x64xf32>
-// CHECK:       %[[LP:.*]] = memref.alloc({{.*}}) {flash.workspace} : memref<3x?x?x?xf32>
+// CHECK:       %[[OP:.*]] = flash.workspace({{.*}}) : memref<3x?x?x?x64xf32>
+// CHECK:       %[[LP:.*]] = flash.workspace({{.*}}) : memref<3x?x?x?xf32>
 // CHECK:       flash.attention ins(%arg0, %arg1, %arg2 : {{.*}}) outs(%[[OP]], %[[LP]] : memref<3x?x?x?x64xf32>, memref<3x?x?x?xf32>)
 // CHECK-SAME:    splits = 3
 // CHECK:       flash.combine ins(%[[OP]], %[[LP]] : memref<3x?x?x?x64xf32>, memref<3x?x?x?xf32>) outs(%arg3, %arg4 :
@@ -23,7 +23,7 @@
 // TILE:         flash.tile_update {{.*}} {causal, masked
 // TILE:         flash.tile_finalize {{.*}} -> tensor<16x64xf32>, tensor<16xf32>
 // The partial outputs are written at (split, batch, head, row).
-// TILE:         flash.tile_store %{{.*}}, %{{.*}}[%[[S]], %[[B]], %[[H]], %{{.*}}] rows %{{.*}} : tensor<16x64xf32> -> memref<3x?x?x?x64xf32>
+// TILE:         flash.tile_store o %{{.*}}, %{{.*}}[%[[S]], %[[B]], %[[H]], %{{.*}}] rows %{{.*}} : tensor<16x64xf32> -> memref<3x?x?x?x64xf32>
 // The combine grid: (row, head, batch) with the head-dim loop inside.
 // TILE:       flash.grid ({{.*}}) in ({{.*}}) attributes {combine} {
 // TILE:         scf.for {{.*}} -> (f32)
@@ -67,7 +67,7 @@ func.func @fixed(%q: !t, %k: !t, %v: !t, %o: !t, %lse: !l) {
 // CHECK:       scf.if %[[ONE]] {
 // CHECK:         flash.attention {{.*}} outs(%arg3 : memref<?x8x1x128xbf16>) {config = #flash.config<block_m = 16, block_n = 64, warps = 1, stages = 2>
 // CHECK:       } else {
-// CHECK:         memref.alloc(%[[S]], {{.*}}) {flash.workspace} : memref<?x?x8x1x128xf32>
+// CHECK:         flash.workspace(%[[S]], {{.*}}) : memref<?x?x8x1x128xf32>
 // CHECK:         flash.combine
 // SHORT-LABEL: func.func @auto
 // SHORT:       %[[FULL:.*]] = arith.cmpi sge, %{{.*}}, %c1584

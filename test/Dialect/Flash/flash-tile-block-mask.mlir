@@ -68,29 +68,29 @@
 // narrowed main loop (no left window: the left run starts at LB).
 // TILE: %[[RSC:.+]] = arith.minsi %[[RS0]], %[[UB]] : index
 // TILE-NEXT: %[[R1:.+]] = arith.maxsi %[[RS]], %[[RSC]] : index
-// TILE: flash.kv_loop %{{.+}} = %[[R1]] to %[[UB]] reversed {{.*}} attributes {role = "masked_right"}
+// TILE: flash.kv_loop masked_right %{{.+}} = %[[R1]] to %[[UB]] reversed
 // TILE: flash.tile_update {{.*}} {causal, masked, scale = {{.*}}} : {{.*}} mask_mod {
 // TILE: memref.load %[[DOC]][%[[B]], %{{.+}}]
-// TILE: flash.kv_loop %{{.+}} = %[[RS]] to %[[R1]] reversed {{.*}} attributes {role = "mask_mod"}
+// TILE: flash.kv_loop mask_mod %{{.+}} = %[[RS]] to %[[R1]] reversed
 // TILE: flash.tile_update {{.*}} {causal, scale = {{.*}}} : {{.*}} mask_mod {
 // TILE: memref.load %[[DOC]][%[[B]], %{{.+}}]
-// TILE: flash.kv_loop %{{.+}} = %[[LE]] to %[[RS]] reversed {{.*}} attributes {role = "main"}
+// TILE: flash.kv_loop main %{{.+}} = %[[LE]] to %[[RS]] reversed
 // TILE: flash.tile_update {{.*}} {causal, scale = {{.*}}} : {{.*}}, tensor<64xf32>{{$}}
 // TILE-NEXT: flash.yield
-// TILE: flash.kv_loop %{{.+}} = %[[LB]] to %[[LE]] reversed {{.*}} attributes {role = "mask_mod"}
+// TILE: flash.kv_loop mask_mod %{{.+}} = %[[LB]] to %[[LE]] reversed
 // TILE: flash.tile_update {{.*}} {causal, scale = {{.*}}} : {{.*}} mask_mod {
 // TILE-NOT: flash.kv_loop
 // TILE: flash.tile_finalize
 
 // SOFTMAX-LABEL: func.func @docmask
 // SOFTMAX-SAME: %[[DOC:[^:]+]]: memref<?x?xi32>
-// SOFTMAX: role = "masked_right"
+// SOFTMAX: flash.kv_loop masked_right
 // SOFTMAX: memref.load %[[DOC]]
-// SOFTMAX: role = "mask_mod"
+// SOFTMAX: flash.kv_loop mask_mod
 // SOFTMAX: memref.load %[[DOC]]
-// SOFTMAX: role = "main"
+// SOFTMAX: flash.kv_loop main
 // SOFTMAX-NOT: memref.load %[[DOC]]
-// SOFTMAX: role = "mask_mod"
+// SOFTMAX: flash.kv_loop mask_mod
 // SOFTMAX: memref.load %[[DOC]]
 
 // Split-KV carries the hint: the partial attention keeps block_mask and its
@@ -100,10 +100,10 @@
 // SPLIT-COUNT-12: memref.load %{{.+}} : memref<1x?x?x4xi32>
 // SPLIT: arith.select
 // SPLIT: arith.muli %[[S]], %{{.+}} : index
-// SPLIT: role = "masked_right"
-// SPLIT: role = "mask_mod"
-// SPLIT: role = "main"
-// SPLIT: role = "mask_mod"
+// SPLIT: flash.kv_loop masked_right
+// SPLIT: flash.kv_loop mask_mod
+// SPLIT: flash.kv_loop main
+// SPLIT: flash.kv_loop mask_mod
 // SPLIT: flash.grid {{.*}} attributes {combine}
 
 // fold-gqa declines: a block mask needs a mask_mod, whose (h, i) would

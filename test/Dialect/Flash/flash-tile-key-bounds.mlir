@@ -1,5 +1,5 @@
 // RUN: flash-opt %s --flash-tile --canonicalize --cse | FileCheck %s
-// RUN: flash-opt %s --flash-tile=key-bounds=false | FileCheck %s --check-prefix=OFF
+// RUN: sed -e "s/stages = 2>/stages = 2, key_bounds = false>/" %s | flash-opt --flash-tile | FileCheck %s --check-prefix=OFF
 // RUN: flash-opt %s --flash-tile --canonicalize --cse --flash-online-softmax | FileCheck %s --check-prefix=SOFTMAX
 
 // flash-tile's key bounds (MaskKeys.h): a mask_mod that is and/or of tests
@@ -48,26 +48,26 @@
 // CHECK: %[[FHI:.+]] = arith.select %{{.+}}, %[[FHI2]], %[[FHI0]] : index
 // CHECK: arith.ceildivsi %[[VHI]], %{{.+}} : index
 // CHECK: arith.floordivsi %[[FHI]], %{{.+}} : index
-// CHECK: flash.kv_loop {{.*}} attributes {role = "masked_right"}
+// CHECK: flash.kv_loop
 // CHECK: flash.tile_update {{.*}} mask_mod {
-// CHECK: flash.kv_loop {{.*}} attributes {role = "mask_mod"}
+// CHECK: flash.kv_loop
 // CHECK: flash.tile_update {{.*}} mask_mod {
-// CHECK: flash.kv_loop {{.*}} attributes {role = "main"}
+// CHECK: flash.kv_loop
 // CHECK: flash.tile_update {{.*}}, tensor<64xf32>{{$}}
 // CHECK-NEXT: flash.yield
-// CHECK: flash.kv_loop {{.*}} attributes {role = "mask_mod"}
+// CHECK: flash.kv_loop
 // CHECK: flash.tile_update {{.*}} mask_mod {
 // OFF-LABEL: func.func @prefix_lm
-// OFF-NOT: role = "mask_mod"
-// OFF: role = "main"
-// OFF-NOT: role = "mask_mod"
+// OFF-NOT: flash.kv_loop mask_mod
+// OFF: flash.kv_loop main
+// OFF-NOT: flash.kv_loop mask_mod
 // OFF-LABEL: func.func @window_mod
 // After flash-online-softmax the main loop has no select of the mask.
 // SOFTMAX-LABEL: func.func @prefix_lm
-// SOFTMAX: attributes {role = "mask_mod"}
-// SOFTMAX: attributes {role = "main"}
+// SOFTMAX: flash.kv_loop mask_mod
+// SOFTMAX: flash.kv_loop main
 // SOFTMAX-NOT: arith.cmpi
-// SOFTMAX: attributes {role = "mask_mod"}
+// SOFTMAX: flash.kv_loop mask_mod
 func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %prefix: memref<?xi32>, %o: !T) {
   flash.attention ins(%q, %k, %v : !T, !T, !T) captures(%prefix : memref<?xi32>) outs(%o : !T)
       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
@@ -109,9 +109,9 @@ func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %prefix: memref<?xi32>, %o: !T) {
 // CHECK: arith.select %[[OK]], %[[VHI]], %[[SK]] : index
 // CHECK: arith.select %[[OK]], %{{.+}}, %{{.+}} : index
 // CHECK: arith.select %[[OK]], %{{.+}}, %{{.+}} : index
-// CHECK: role = "masked_right"
-// CHECK: role = "mask_mod"
-// CHECK: role = "main"
+// CHECK: flash.kv_loop masked_right
+// CHECK: flash.kv_loop mask_mod
+// CHECK: flash.kv_loop main
 func.func @window_mod(%q: !T, %k: !T, %v: !T, %o: !T) {
   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
@@ -139,7 +139,7 @@ func.func @window_mod(%q: !T, %k: !T, %v: !T, %o: !T) {
 // CHECK: arith.minsi %[[V]], %{{.+}} : index
 // CHECK: %[[F:.+]] = arith.maxsi %[[T0]], %[[ZERO]] : index
 // CHECK: arith.minsi %[[F]], %{{.+}} : index
-// CHECK: role = "main"
+// CHECK: flash.kv_loop main
 func.func @anti(%q: !T, %k: !T, %v: !T, %o: !T) {
   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
@@ -169,7 +169,7 @@ func.func @anti(%q: !T, %k: !T, %v: !T, %o: !T) {
 // CHECK: arith.maxsi %[[B0]], %{{.+}} : index
 // CHECK: arith.maxsi %[[B1]], %{{.+}} : index
 // CHECK: arith.select %[[OK]]
-// CHECK: role = "main"
+// CHECK: flash.kv_loop main
 func.func @flex_window(%q: !T, %k: !T, %v: !T, %o: !T) {
   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
@@ -203,7 +203,7 @@ func.func @flex_window(%q: !T, %k: !T, %v: !T, %o: !T) {
 // CHECK: arith.cmpi sle, %[[KW]], %[[MAX]] : i64
 // CHECK: arith.subi %[[R0]], %[[K32]] : i32
 // CHECK: arith.subi %[[ROW0]], %[[C8:.+]] : index
-// CHECK: role = "main"
+// CHECK: flash.kv_loop main
 func.func @flex_window_i32(%q: !T, %k: !T, %v: !T, %o: !T) {
   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
@@ -228,7 +228,7 @@ func.func @flex_window_i32(%q: !T, %k: !T, %v: !T, %o: !T) {
 // CHECK: %[[KW:.+]] = arith.index_cast %{{.+}} : index to i64
 // CHECK-NEXT: arith.cmpi sle, %[[KW]], %c127_i64 : i64
 // CHECK-NEXT: arith.cmpi sge, %[[KW]], %c-128_i64 : i64
-// CHECK: role = "main"
+// CHECK: flash.kv_loop main
 func.func @key_i8(%q: !T, %k: !T, %v: !T, %o: !T) {
   flash.attention ins(%q, %k, %v : !T, !T, !T) outs(%o : !T)
       {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>} mask_mod {
@@ -246,10 +246,10 @@ func.func @key_i8(%q: !T, %k: !T, %v: !T, %o: !T) {
 // unhinted runs, each with the mask_mod, and the static counts are kept.
 // CHECK-LABEL: func.func @docmask
 // CHECK: masked_iterations = 8 : i64
-// CHECK-NOT: role = "mask_mod"
-// CHECK: role = "main"
+// CHECK-NOT: flash.kv_loop mask_mod
+// CHECK: flash.kv_loop main
 // CHECK: flash.tile_update {{.*}} mask_mod {
-// CHECK-NOT: role = "mask_mod"
+// CHECK-NOT: flash.kv_loop mask_mod
 // CHECK: return
 !S = memref<2x2x100x32xf32>
 func.func @docmask(%q: !S, %k: !S, %v: !S, %doc: memref<2x100xi32>, %o: !S) {

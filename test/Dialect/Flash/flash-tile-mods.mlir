@@ -32,7 +32,7 @@
 // TILE-NEXT: memref.load %[[DOC]][%[[B]], %[[MJ]]] : memref<?x?xi32>
 // TILE-NEXT: arith.cmpi eq
 // TILE-NEXT: flash.yield %{{.+}} : i1
-// TILE: attributes {role = "main"}
+// TILE: flash.kv_loop main
 // TILE: flash.tile_update {{.*}} {causal, logits, scale = {{.*}}} : {{.*}} score_mod {
 // TILE: } mask_mod {
 // TILE: flash.tile_finalize {{.*}} {logits, scale = {{.*}}}
@@ -40,7 +40,7 @@
 // SOFTMAX-LABEL: func.func @mods
 // SOFTMAX-SAME: %[[SLOPES:[^:]+]]: memref<4xf32>, %[[DOC:[^:]+]]: memref<?x?xi32>, %[[BIAS:[^:]+]]: memref<4xf32>
 // SOFTMAX: flash.grid (%{{.+}}, %[[H:.+]], %[[B:.+]]) in
-// SOFTMAX: role = "masked_right"
+// SOFTMAX: flash.kv_loop masked_right
 // SOFTMAX: %[[ROW0:.+]] = arith.muli
 // The logit scale, then the mods generic.
 // SOFTMAX: linalg.matmul
@@ -73,7 +73,7 @@
 // SOFTMAX: arith.select
 // The `main` loop keeps the mask_mod select (no causal mask generic); its
 // blocks lie inside the keys, so j is col + c unclamped (i still is).
-// SOFTMAX: role = "main"
+// SOFTMAX: flash.kv_loop main
 // SOFTMAX: linalg.index 0
 // SOFTMAX-NEXT: arith.addi
 // SOFTMAX-NEXT: %[[MI:.+]] = arith.minsi

@@ -26,7 +26,7 @@
 // CHECK: %[[KVH:.+]] = arith.divui %[[H]], %[[GROUP]]
 // CHECK: %[[ROW0:.+]] = arith.muli %[[MB]], %c64
 // The Q block is read once (zero-padded to 64 rows past Sq).
-// CHECK: %[[QT:.+]] = flash.tile_load %[[Q]][%[[BI]], %[[H]], %[[ROW0]]] limit %[[SQ]] : {{.+}} -> tensor<64x64xf32>
+// CHECK: %[[QT:.+]] = flash.tile_load q %[[Q]][%[[BI]], %[[H]], %[[ROW0]]] limit %[[SQ]] : {{.+}} -> tensor<64x64xf32>
 // State: acc = 0, m = -inf, l = 0.
 // CHECK: %[[M0:.+]] = linalg.fill ins(%[[NINF]] : f32) outs(%{{.+}} : tensor<64xf32>)
 // Causal upper bound clipped at the diagonal: min(Sk, row0 + (Sk - Sq) + BM).
@@ -40,14 +40,14 @@
 // CHECK: %[[NMIN:.+]] = arith.minsi %[[NMAX]], %c0
 // CHECK: %[[R0:.+]] = arith.subi %[[NMAX]], %[[C3]]
 // CHECK: %[[RSTART:.+]] = arith.maxsi %[[NMIN]], %[[R0]]
-// CHECK: %[[MASKED:.+]]:3 = flash.kv_loop %[[BLK:.+]] = %[[RSTART]] to %[[NMAX]] reversed iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %[[M0]], %{{.+}} = %{{.+}}) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>) attributes {role = "masked_right"}
+// CHECK: %[[MASKED:.+]]:3 = flash.kv_loop masked_right %[[BLK:.+]] = %[[RSTART]] to %[[NMAX]] reversed iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %[[M0]], %{{.+}} = %{{.+}}) -> (tensor<64x64xf32>, tensor<64xf32>, tensor<64xf32>)
 // CHECK: %[[COL0:.+]] = arith.muli %[[BLK]], %[[C32]]
-// CHECK: flash.tile_load %[[K]][%[[BI]], %[[KVH]], %[[COL0]]] limit %[[SK]] : {{.+}} -> tensor<32x64xf32>
-// CHECK: flash.tile_load %[[V]][%[[BI]], %[[KVH]], %[[COL0]]] limit %[[SK]]
+// CHECK: flash.tile_load k %[[K]][%[[BI]], %[[KVH]], %[[COL0]]] limit %[[SK]] : {{.+}} -> tensor<32x64xf32>
+// CHECK: flash.tile_load v %[[V]][%[[BI]], %[[KVH]], %[[COL0]]] limit %[[SK]]
 // CHECK: flash.tile_update {{.+}} at(%[[ROW0]], %[[COL0]]) bounds(%[[SQ]], %[[SK]]) {causal, masked, scale = 1.250000e-01 : f32}
 // CHECK: flash.yield
 // The main loop: blocks [nMin, rStart), no mask.
-// CHECK: %[[MAIN:.+]]:3 = flash.kv_loop %{{.+}} = %[[NMIN]] to %[[RSTART]] reversed iter_args(%{{.+}} = %[[MASKED]]#0, %{{.+}} = %[[MASKED]]#1, %{{.+}} = %[[MASKED]]#2) -> ({{.+}}) attributes {role = "main"}
+// CHECK: %[[MAIN:.+]]:3 = flash.kv_loop main %{{.+}} = %[[NMIN]] to %[[RSTART]] reversed iter_args(%{{.+}} = %[[MASKED]]#0, %{{.+}} = %[[MASKED]]#1, %{{.+}} = %[[MASKED]]#2) -> ({{.+}})
 // CHECK-NOT: masked
 // CHECK: flash.tile_update {{.+}} {causal, scale = 1.250000e-01 : f32}
 // CHECK-NOT: masked
@@ -56,8 +56,8 @@
 // CHECK: %[[OUT:.+]], %[[OLSE:.+]] = flash.tile_finalize %[[MAIN]]#0, %[[MAIN]]#1, %[[MAIN]]#2 {scale = 1.250000e-01 : f32}
 // CHECK: %[[TAIL:.+]] = arith.subi %[[SQ]], %[[ROW0]]
 // CHECK: %[[ROWS:.+]] = arith.minsi %[[TAIL]], %c64
-// CHECK: flash.tile_store %[[OUT]], %[[O]][%[[BI]], %[[H]], %[[ROW0]]] rows %[[ROWS]] : tensor<64x64xf32> -> memref<{{.+}}>
-// CHECK: flash.tile_store %[[OLSE]], %[[LSE]][%[[BI]], %[[H]], %[[ROW0]]] rows %[[ROWS]] : tensor<64xf32> -> memref<?x?x?xf32>
+// CHECK: flash.tile_store o %[[OUT]], %[[O]][%[[BI]], %[[H]], %[[ROW0]]] rows %[[ROWS]] : tensor<64x64xf32> -> memref<{{.+}}>
+// CHECK: flash.tile_store lse %[[OLSE]], %[[LSE]][%[[BI]], %[[H]], %[[ROW0]]] rows %[[ROWS]] : tensor<64xf32> -> memref<?x?x?xf32>
 // CHECK-NOT: flash.attention
 func.func @causal(%q: !Q, %k: !K, %v: !K, %o: !Q, %lse: memref<?x?x?xf32>) {
   flash.attention ins(%q, %k, %v : !Q, !K, !K) outs(%o, %lse : !Q, memref<?x?x?xf32>)
@@ -79,9 +79,9 @@ func.func @causal(%q: !Q, %k: !K, %v: !K, %o: !Q, %lse: memref<?x?x?xf32>) {
 // CHECK: %[[LO0:.+]] = arith.subi %{{.+}}, %c100
 // CHECK: %[[LO:.+]] = arith.maxsi %[[LO0]], %c0
 // CHECK: arith.floordivsi %[[LO]], %c32
-// CHECK: attributes {role = "masked_right"}
-// CHECK: attributes {role = "main"}
-// CHECK: attributes {role = "masked_left"}
+// CHECK: flash.kv_loop masked_right
+// CHECK: flash.kv_loop main
+// CHECK: flash.kv_loop masked_left
 // CHECK: flash.tile_update {{.+}} {masked, scale = 1.250000e-01 : f32, window = array<i64: 100, 20>}
 func.func @window(%q: memref<2x4x?x64xf32>, %k: memref<2x4x?x64xf32>, %v: memref<2x4x?x64xf32>, %o: memref<2x4x?x64xf32>) {
   flash.attention ins(%q, %k, %v : memref<2x4x?x64xf32>, memref<2x4x?x64xf32>, memref<2x4x?x64xf32>) outs(%o : memref<2x4x?x64xf32>)

@@ -56,7 +56,7 @@ func.func @f() {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 1>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_wait' op needs a pipeline of at least 2 stages; the grid's config has 1}}
       flash.pipeline_wait %s pending 0
       flash.yield
@@ -69,7 +69,7 @@ func.func @f(%n: index, %s: index) {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_wait' op pending must be in [0, stages - 2 = 0], not 1}}
       flash.pipeline_wait %s pending 1
       flash.yield
@@ -82,7 +82,7 @@ func.func @f(%n: index, %s: index) {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_prefetch' op distance must be in [1, stages - 1 = 1], not 2}}
       flash.pipeline_prefetch %s distance 2
       flash.yield
@@ -95,7 +95,7 @@ func.func @f(%n: index, %s: index) {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_prefetch' op distance must be in [1, stages - 1 = 1], not 0}}
       flash.pipeline_prefetch %s distance 0
       flash.yield
@@ -109,7 +109,7 @@ func.func @f(%n: index, %s: index) {
 // A negative count is printed as written (not as its unsigned bit pattern).
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_wait' op pending must be in [0, stages - 2 = 0], not -1}}
       flash.pipeline_wait %s pending -1
       flash.yield
@@ -132,7 +132,7 @@ func.func @f(%n: index, %s: index) {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true, producer = true>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_wait' op belongs to the cp.async pipeline}}
       flash.pipeline_wait %s pending 0
       flash.yield
@@ -145,7 +145,7 @@ func.func @f(%n: index, %s: index) {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_advance' op takes no phase without a producer warpgroup}}
       %a:2 = flash.pipeline_advance %s phase %s
       flash.yield
@@ -158,7 +158,7 @@ func.func @f(%n: index, %s: index) {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true, producer = true>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_advance' op needs the phase with a producer warpgroup}}
       %a = flash.pipeline_advance %s
       flash.yield
@@ -171,7 +171,7 @@ func.func @f(%n: index, %s: index) {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_acquire' op needs a grid whose config has a producer warpgroup (producer = true)}}
       flash.pipeline_acquire %s phase %s
       flash.yield
@@ -184,7 +184,7 @@ func.func @f(%n: index, %s: index) {
 
 func.func @f(%n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
-    flash.kv_loop %j = %n to %n attributes {role = "main"} {
+    flash.kv_loop main %j = %n to %n {
       // expected-error @+1 {{'flash.pipeline_release' op needs a grid whose config has a producer warpgroup (producer = true)}}
       flash.pipeline_release %s
       flash.yield
@@ -209,7 +209,7 @@ func.func @f(%n: index) {
 func.func @f(%q: !T, %n: index, %s: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2>, scale = 1.0 : f32} {
     // expected-error @+1 {{'flash.tile_load' op reads a pipeline slot only as a K/V load of a flash.kv_loop body}}
-    %qt = flash.tile_load %q[%b, %h, %m] limit %n slot(%s) : !T -> tensor<64x64xbf16>
+    %qt = flash.tile_load q %q[%b, %h, %m] limit %n slot(%s) : !T -> tensor<64x64xbf16>
   }
   return
 }
@@ -217,7 +217,7 @@ func.func @f(%q: !T, %n: index, %s: index) {
 // -----
 
 func.func @f(%n: index, %s: index) {
-  flash.kv_loop %j = %n to %n attributes {role = "main"} {
+  flash.kv_loop main %j = %n to %n {
     // expected-error @+1 {{'flash.pipeline_wait' op must be inside an attention flash.grid (one with a #flash.config)}}
     flash.pipeline_wait %s pending 0
     flash.yield

@@ -415,7 +415,7 @@ func.func @pingpong_needs_two_warpgroups(%q: tensor<2x8x128x64xf16>, %k: tensor<
 // -----
 
 func.func @config_key(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
-  // expected-error @+1 {{expected 'splits', 'wgmma', 'producer', 'pingpong' or 'producer_regs', got 'stage'}}
+  // expected-error @+1 {{expected 'splits', 'wgmma', 'producer', 'pingpong', 'producer_regs', 'key_bounds' or 'uniform_blocks', got 'stage'}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, stage = 3>} -> tensor<2x8x128x64xf16>
   return
 }
@@ -523,5 +523,13 @@ func.func @producer_regs_granule(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x
 func.func @producer_regs_range(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
   // expected-error @+1 {{producer_regs must be a multiple of 8 in [24, 168], got -8}}
   flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, producer = true, producer_regs = -8>} -> tensor<2x8x128x64xf16>
+  return
+}
+
+// -----
+
+func.func @uniform_blocks_pingpong(%q: tensor<2x8x128x64xf16>, %k: tensor<2x8x128x64xf16>, %v: tensor<2x8x128x64xf16>) {
+  // expected-error @+1 {{uniform_blocks does not go with pingpong: the turns go around the KV loop body's GEMMs, which the per-block branches would split}}
+  flash.attention ins(%q, %k, %v : tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>, tensor<2x8x128x64xf16>) {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true, uniform_blocks = true>} -> tensor<2x8x128x64xf16>
   return
 }

@@ -7,24 +7,24 @@
 !T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: func.func @cp_async
 // CHECK: %[[S0:.+]] = flash.pipeline_prologue stages 3
-// CHECK: %[[R:.+]]:2 = flash.kv_loop %{{.+}} = %{{.+}} to %{{.+}} reversed iter_args(%{{.+}} = %{{.+}}, %[[S:.+]] = %[[S0]]) -> (tensor<64xf32>, index) attributes {role = "main"} {
+// CHECK: %[[R:.+]]:2 = flash.kv_loop main %{{.+}} = %{{.+}} to %{{.+}} reversed iter_args(%{{.+}} = %{{.+}}, %[[S:.+]] = %[[S0]]) -> (tensor<64xf32>, index) {
 // CHECK-NEXT: flash.pipeline_wait %[[S]] pending 1
 // CHECK-NEXT: flash.pipeline_prefetch %[[S]] distance 2
 // CHECK-NEXT: %[[N:.+]] = flash.pipeline_advance %[[S]]
-// CHECK-NEXT: flash.tile_load %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] limit %{{.+}} slot(%[[S]]) : memref<{{.+}}> -> tensor<32x64xbf16>
-// CHECK-NEXT: flash.tile_load %{{.+}} pages(%{{.+}} : memref<?x?xi32>) slot(%[[S]])
+// CHECK-NEXT: flash.tile_load {{[qkv]}} %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] limit %{{.+}} slot(%[[S]]) : memref<{{.+}}> -> tensor<32x64xbf16>
+// CHECK-NEXT: flash.tile_load {{[qkv]}} %{{.+}} pages(%{{.+}} : memref<?x?xi32>) slot(%[[S]])
 // CHECK-NEXT: flash.yield %{{.+}}, %[[N]] : tensor<64xf32>, index
 // CHECK: flash.pipeline_drain
 func.func @cp_async(%q: !T, %k: !T, %table: memref<?x?xi32>, %n: index, %lo: index, %hi: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 3>, scale = 1.250000e-01 : f32} {
     %max = tensor.empty() : tensor<64xf32>
     %s0 = flash.pipeline_prologue stages 3
-    %r:2 = flash.kv_loop %j = %lo to %hi reversed iter_args(%x = %max, %s = %s0) -> (tensor<64xf32>, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %lo to %hi reversed iter_args(%x = %max, %s = %s0) -> (tensor<64xf32>, index) {
       flash.pipeline_wait %s pending 1
       flash.pipeline_prefetch %s distance 2
       %next = flash.pipeline_advance %s
-      %kt = flash.tile_load %k[%b, %h, %j] limit %n slot(%s) : !T -> tensor<32x64xbf16>
-      %kp = flash.tile_load %k[%b, %h, %j] limit %n pages(%table : memref<?x?xi32>) slot(%s) : !T -> tensor<32x64xbf16>
+      %kt = flash.tile_load k %k[%b, %h, %j] limit %n slot(%s) : !T -> tensor<32x64xbf16>
+      %kp = flash.tile_load v %k[%b, %h, %j] limit %n pages(%table : memref<?x?xi32>) slot(%s) : !T -> tensor<32x64xbf16>
       flash.yield %x, %next : tensor<64xf32>, index
     }
     flash.pipeline_drain
@@ -37,7 +37,7 @@ func.func @cp_async(%q: !T, %k: !T, %table: memref<?x?xi32>, %n: index, %lo: ind
 !T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
 // CHECK-LABEL: func.func @producer
 // CHECK: %[[S0:.+]], %[[P0:.+]] = flash.pipeline_producer stages 2
-// CHECK: flash.kv_loop %{{.+}} = %{{.+}} to %{{.+}} iter_args(%[[S:.+]] = %[[S0]], %[[P:.+]] = %[[P0]]) -> (index, index) attributes {role = "main"} {
+// CHECK: flash.kv_loop main %{{.+}} = %{{.+}} to %{{.+}} iter_args(%[[S:.+]] = %[[S0]], %[[P:.+]] = %[[P0]]) -> (index, index) {
 // CHECK-NEXT: flash.pipeline_acquire %[[S]] phase %[[P]]
 // CHECK-NEXT: %[[N:.+]]:2 = flash.pipeline_advance %[[S]] phase %[[P]]
 // CHECK-NEXT: flash.pipeline_release %[[S]]
@@ -46,7 +46,7 @@ func.func @cp_async(%q: !T, %k: !T, %table: memref<?x?xi32>, %n: index, %lo: ind
 func.func @producer(%n: index, %lo: index, %hi: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 2, wgmma = true, producer = true>, scale = 1.250000e-01 : f32} {
     %s0, %p0 = flash.pipeline_producer stages 2
-    %r:2 = flash.kv_loop %j = %lo to %hi iter_args(%s = %s0, %p = %p0) -> (index, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %lo to %hi iter_args(%s = %s0, %p = %p0) -> (index, index) {
       flash.pipeline_acquire %s phase %p
       %next:2 = flash.pipeline_advance %s phase %p
       flash.pipeline_release %s
@@ -74,7 +74,7 @@ func.func @pingpong(%n: index, %lo: index, %hi: index) {
   flash.grid (%m, %h, %b) in (%n, %n, %n) attributes {config = #flash.config<block_m = 128, block_n = 64, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>, scale = 1.250000e-01 : f32} {
     %s0, %p0 = flash.pipeline_producer stages 3
     flash.pipeline_turn_start
-    %r:2 = flash.kv_loop %j = %lo to %hi iter_args(%s = %s0, %p = %p0) -> (index, index) attributes {role = "main"} {
+    %r:2 = flash.kv_loop main %j = %lo to %hi iter_args(%s = %s0, %p = %p0) -> (index, index) {
       flash.pipeline_acquire %s phase %p
       %next:2 = flash.pipeline_advance %s phase %p
       flash.pipeline_turn_pass

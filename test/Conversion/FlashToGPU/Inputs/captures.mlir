@@ -45,7 +45,7 @@ func.func @mods(%q: !T, %k: !T, %v: !T, %doc: memref<?x?xi32>, %slope: memref<?x
     %2 = arith.divui %head, %0 : index
     %c32_6 = arith.constant 32 : index
     %3 = arith.muli %qblock, %c32_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<32x32xf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<32x32xf16, #smem>
     %5 = tensor.empty() : tensor<32x32xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
@@ -71,14 +71,14 @@ func.func @mods(%q: !T, %k: !T, %v: !T, %doc: memref<?x?xi32>, %slope: memref<?x
     %19 = arith.subi %16, %c3 : index
     %20 = arith.maxsi %18, %19 : index
     %21 = flash.pipeline_prologue stages 2
-    %22:4 = flash.kv_loop %arg10 = %20 to %16 reversed iter_args(%arg11 = %6, %arg12 = %8, %arg13 = %10, %arg14 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %22:4 = flash.kv_loop masked_right %arg10 = %20 to %16 reversed iter_args(%arg11 = %6, %arg12 = %8, %arg13 = %10, %arg14 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg14 pending 0
       flash.pipeline_prefetch %arg14 distance 1
       %30 = flash.pipeline_advance %arg14
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg10, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg14) : !T -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg14) : !T -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg14) : !T -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg14) : !T -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -175,14 +175,14 @@ func.func @mods(%q: !T, %k: !T, %v: !T, %doc: memref<?x?xi32>, %slope: memref<?x
       %50 = linalg.matmul ins(%49, %33 : tensor<32x16xf16, #acc>, tensor<16x32xf16, #smem>) outs(%47 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
       flash.yield %50, %39, %46, %30 : tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index
     }
-    %23:4 = flash.kv_loop %arg10 = %18 to %20 reversed iter_args(%arg11 = %22#0, %arg12 = %22#1, %arg13 = %22#2, %arg14 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "main"} {
+    %23:4 = flash.kv_loop main %arg10 = %18 to %20 reversed iter_args(%arg11 = %22#0, %arg12 = %22#1, %arg13 = %22#2, %arg14 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg14 pending 0
       flash.pipeline_prefetch %arg14 distance 1
       %30 = flash.pipeline_advance %arg14
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg10, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg14) : !T -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg14) : !T -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg14) : !T -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg14) : !T -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -293,8 +293,8 @@ func.func @mods(%q: !T, %k: !T, %v: !T, %doc: memref<?x?xi32>, %slope: memref<?x
     %28 = arith.subi %dim_1, %3 : index
     %c32_12 = arith.constant 32 : index
     %29 = arith.minsi %c32_12, %28 : index
-    flash.tile_store %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !T
-    flash.tile_store %27, %lse[%batch, %head, %3] rows %29 : tensor<32xf32, #row> -> !L
+    flash.tile_store o %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !T
+    flash.tile_store lse %27, %lse[%batch, %head, %3] rows %29 : tensor<32xf32, #row> -> !L
   }
   return
 }
@@ -316,7 +316,7 @@ func.func @prefix(%q: !T, %k: !T, %v: !T, %prefix: memref<?xi32>, %o: !T, %lse: 
     %2 = arith.divui %head, %0 : index
     %c32_6 = arith.constant 32 : index
     %3 = arith.muli %qblock, %c32_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<32x32xf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<32x32xf16, #smem>
     %5 = tensor.empty() : tensor<32x32xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
@@ -342,14 +342,14 @@ func.func @prefix(%q: !T, %k: !T, %v: !T, %prefix: memref<?xi32>, %o: !T, %lse: 
     %20 = arith.subi %13, %19 : index
     %21 = arith.maxsi %15, %20 : index
     %22 = flash.pipeline_prologue stages 2
-    %23:4 = flash.kv_loop %arg9 = %21 to %13 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %22) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %23:4 = flash.kv_loop masked_right %arg9 = %21 to %13 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %22) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %31 = flash.pipeline_advance %arg13
       %c16_13 = arith.constant 16 : index
       %32 = arith.muli %arg9, %c16_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<16x32xf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<16x32xf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<16x32xf16, #smem>
       %35 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -441,14 +441,14 @@ func.func @prefix(%q: !T, %k: !T, %v: !T, %prefix: memref<?xi32>, %o: !T, %lse: 
       %51 = linalg.matmul ins(%50, %34 : tensor<32x16xf16, #acc>, tensor<16x32xf16, #smem>) outs(%48 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
       flash.yield %51, %40, %47, %31 : tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index
     }
-    %24:4 = flash.kv_loop %arg9 = %15 to %21 reversed iter_args(%arg10 = %23#0, %arg11 = %23#1, %arg12 = %23#2, %arg13 = %23#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "main"} {
+    %24:4 = flash.kv_loop main %arg9 = %15 to %21 reversed iter_args(%arg10 = %23#0, %arg11 = %23#1, %arg12 = %23#2, %arg13 = %23#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %31 = flash.pipeline_advance %arg13
       %c16_13 = arith.constant 16 : index
       %32 = arith.muli %arg9, %c16_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<16x32xf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<16x32xf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<16x32xf16, #smem>
       %35 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -556,8 +556,8 @@ func.func @prefix(%q: !T, %k: !T, %v: !T, %prefix: memref<?xi32>, %o: !T, %lse: 
     %29 = arith.subi %dim_1, %3 : index
     %c32_12 = arith.constant 32 : index
     %30 = arith.minsi %c32_12, %29 : index
-    flash.tile_store %26, %o[%batch, %head, %3] rows %30 : tensor<32x32xf16, #acc> -> !T
-    flash.tile_store %28, %lse[%batch, %head, %3] rows %30 : tensor<32xf32, #row> -> !L
+    flash.tile_store o %26, %o[%batch, %head, %3] rows %30 : tensor<32x32xf16, #acc> -> !T
+    flash.tile_store lse %28, %lse[%batch, %head, %3] rows %30 : tensor<32xf32, #row> -> !L
   }
   return
 }

@@ -1,9 +1,9 @@
 // The input of ../column-compare.mlir: what flash-to-gpu consumes. Each function is
-// `flash-opt --flash-tile=key-bounds=false --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv`
-// of the flash.attention op quoted above it, printed with type and layout
-// aliases, the function's own argument names and the grid's axes named
-// (qblock, head, batch); nothing else is edited, so flash-to-gpu's output is
-// the named pipeline's. Regenerate a function from its quoted op when the
+// `flash-opt --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv`
+// of the flash.attention op quoted above it with `key_bounds = false` in its
+// config, printed with type and layout aliases, the function's own argument
+// names and the grid's axes named (qblock, head, batch); nothing else is
+// edited. Regenerate a function from its quoted op when the
 // tile level changes.
 
 !T = memref<?x?x?x64xbf16, strided<[?, ?, ?, 1], offset: ?>>
@@ -45,11 +45,11 @@ func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L
   %0 = arith.divui %dim_0, %dim_5 : index
   %c64 = arith.constant 64 : index
   %1 = arith.ceildivsi %dim_1, %c64 : index
-  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>, scale = 1.250000e-01 : f32} {
+  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true, key_bounds = false>, scale = 1.250000e-01 : f32} {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -75,14 +75,14 @@ func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L
     %20 = arith.subi %13, %19 : index
     %21 = arith.maxsi %15, %20 : index
     %22 = flash.pipeline_prologue stages 2
-    %23:4 = flash.kv_loop %arg9 = %21 to %13 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %23:4 = flash.kv_loop masked_right %arg9 = %21 to %13 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %31 = flash.pipeline_advance %arg13
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg9, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -176,14 +176,14 @@ func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L
       %53 = linalg.matmul ins(%52, %34 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%50 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %53, %42, %49, %31 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %24:4 = flash.kv_loop %arg9 = %15 to %21 reversed iter_args(%arg10 = %23#0, %arg11 = %23#1, %arg12 = %23#2, %arg13 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %24:4 = flash.kv_loop main %arg9 = %15 to %21 reversed iter_args(%arg10 = %23#0, %arg11 = %23#1, %arg12 = %23#2, %arg13 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %31 = flash.pipeline_advance %arg13
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg9, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -290,8 +290,8 @@ func.func @prefix_lm(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L
     %29 = arith.subi %dim_1, %3 : index
     %c64_12 = arith.constant 64 : index
     %30 = arith.minsi %c64_12, %29 : index
-    flash.tile_store %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !T
-    flash.tile_store %28, %lse[%batch, %head, %3] rows %30 : tensor<64xf32, #row> -> !L
+    flash.tile_store o %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !T
+    flash.tile_store lse %28, %lse[%batch, %head, %3] rows %30 : tensor<64xf32, #row> -> !L
   }
   return
 }
@@ -322,11 +322,11 @@ func.func @window(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
   %0 = arith.divui %dim_0, %dim_5 : index
   %c64 = arith.constant 64 : index
   %1 = arith.ceildivsi %dim_1, %c64 : index
-  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>, scale = 1.250000e-01 : f32} {
+  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true, key_bounds = false>, scale = 1.250000e-01 : f32} {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -352,14 +352,14 @@ func.func @window(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %20 = arith.subi %13, %19 : index
     %21 = arith.maxsi %15, %20 : index
     %22 = flash.pipeline_prologue stages 2
-    %23:4 = flash.kv_loop %arg8 = %21 to %13 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %23:4 = flash.kv_loop masked_right %arg8 = %21 to %13 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %31 = flash.pipeline_advance %arg12
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg8, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -454,14 +454,14 @@ func.func @window(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
       %53 = linalg.matmul ins(%52, %34 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%50 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %53, %42, %49, %31 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %24:4 = flash.kv_loop %arg8 = %15 to %21 reversed iter_args(%arg9 = %23#0, %arg10 = %23#1, %arg11 = %23#2, %arg12 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %24:4 = flash.kv_loop main %arg8 = %15 to %21 reversed iter_args(%arg9 = %23#0, %arg10 = %23#1, %arg11 = %23#2, %arg12 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %31 = flash.pipeline_advance %arg12
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg8, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -569,8 +569,8 @@ func.func @window(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %29 = arith.subi %dim_1, %3 : index
     %c64_12 = arith.constant 64 : index
     %30 = arith.minsi %c64_12, %29 : index
-    flash.tile_store %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !T
-    flash.tile_store %28, %lse[%batch, %head, %3] rows %30 : tensor<64xf32, #row> -> !L
+    flash.tile_store o %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !T
+    flash.tile_store lse %28, %lse[%batch, %head, %3] rows %30 : tensor<64xf32, #row> -> !L
   }
   return
 }
@@ -606,11 +606,11 @@ func.func @lower_or(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L)
   %0 = arith.divui %dim_0, %dim_5 : index
   %c64 = arith.constant 64 : index
   %1 = arith.ceildivsi %dim_1, %c64 : index
-  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>, scale = 1.250000e-01 : f32} {
+  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true, key_bounds = false>, scale = 1.250000e-01 : f32} {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -636,14 +636,14 @@ func.func @lower_or(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L)
     %20 = arith.subi %13, %19 : index
     %21 = arith.maxsi %15, %20 : index
     %22 = flash.pipeline_prologue stages 2
-    %23:4 = flash.kv_loop %arg9 = %21 to %13 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %23:4 = flash.kv_loop masked_right %arg9 = %21 to %13 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %31 = flash.pipeline_advance %arg13
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg9, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -742,14 +742,14 @@ func.func @lower_or(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L)
       %53 = linalg.matmul ins(%52, %34 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%50 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %53, %42, %49, %31 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %24:4 = flash.kv_loop %arg9 = %15 to %21 reversed iter_args(%arg10 = %23#0, %arg11 = %23#1, %arg12 = %23#2, %arg13 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %24:4 = flash.kv_loop main %arg9 = %15 to %21 reversed iter_args(%arg10 = %23#0, %arg11 = %23#1, %arg12 = %23#2, %arg13 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %31 = flash.pipeline_advance %arg13
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg9, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -861,8 +861,8 @@ func.func @lower_or(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L)
     %29 = arith.subi %dim_1, %3 : index
     %c64_12 = arith.constant 64 : index
     %30 = arith.minsi %c64_12, %29 : index
-    flash.tile_store %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !T
-    flash.tile_store %28, %lse[%batch, %head, %3] rows %30 : tensor<64xf32, #row> -> !L
+    flash.tile_store o %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !T
+    flash.tile_store lse %28, %lse[%batch, %head, %3] rows %30 : tensor<64xf32, #row> -> !L
   }
   return
 }
@@ -891,11 +891,11 @@ func.func @lone(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L) {
   %0 = arith.divui %dim_0, %dim_5 : index
   %c64 = arith.constant 64 : index
   %1 = arith.ceildivsi %dim_1, %c64 : index
-  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true>, scale = 1.250000e-01 : f32} {
+  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 32, warps = 4, stages = 2, wgmma = true, key_bounds = false>, scale = 1.250000e-01 : f32} {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -921,14 +921,14 @@ func.func @lone(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L) {
     %20 = arith.subi %13, %19 : index
     %21 = arith.maxsi %15, %20 : index
     %22 = flash.pipeline_prologue stages 2
-    %23:4 = flash.kv_loop %arg9 = %21 to %13 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %23:4 = flash.kv_loop masked_right %arg9 = %21 to %13 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %31 = flash.pipeline_advance %arg13
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg9, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -1020,14 +1020,14 @@ func.func @lone(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L) {
       %53 = linalg.matmul ins(%52, %34 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%50 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %53, %42, %49, %31 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %24:4 = flash.kv_loop %arg9 = %15 to %21 reversed iter_args(%arg10 = %23#0, %arg11 = %23#1, %arg12 = %23#2, %arg13 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %24:4 = flash.kv_loop main %arg9 = %15 to %21 reversed iter_args(%arg10 = %23#0, %arg11 = %23#1, %arg12 = %23#2, %arg13 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %31 = flash.pipeline_advance %arg13
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg9, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg13) : !T -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -1132,8 +1132,8 @@ func.func @lone(%q: !T, %k: !T, %v: !T, %p: memref<?xi32>, %o: !T, %lse: !L) {
     %29 = arith.subi %dim_1, %3 : index
     %c64_12 = arith.constant 64 : index
     %30 = arith.minsi %c64_12, %29 : index
-    flash.tile_store %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !T
-    flash.tile_store %28, %lse[%batch, %head, %3] rows %30 : tensor<64xf32, #row> -> !L
+    flash.tile_store o %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !T
+    flash.tile_store lse %28, %lse[%batch, %head, %3] rows %30 : tensor<64xf32, #row> -> !L
   }
   return
 }

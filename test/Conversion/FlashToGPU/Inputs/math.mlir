@@ -40,7 +40,7 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -66,14 +66,14 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %19 = arith.subi %16, %c3 : index
     %20 = arith.maxsi %18, %19 : index
     %21 = flash.pipeline_prologue stages 2
-    %22:4 = flash.kv_loop %arg8 = %20 to %16 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %21) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %22:4 = flash.kv_loop masked_right %arg8 = %20 to %16 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %21) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %30 = flash.pipeline_advance %arg12
       %c32_13 = arith.constant 32 : index
       %31 = arith.muli %arg8, %c32_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
       %34 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -148,14 +148,14 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
       %49 = linalg.matmul ins(%48, %33 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%46 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %49, %38, %45, %30 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %23:4 = flash.kv_loop %arg8 = %18 to %20 reversed iter_args(%arg9 = %22#0, %arg10 = %22#1, %arg11 = %22#2, %arg12 = %22#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %23:4 = flash.kv_loop main %arg8 = %18 to %20 reversed iter_args(%arg9 = %22#0, %arg10 = %22#1, %arg11 = %22#2, %arg12 = %22#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %30 = flash.pipeline_advance %arg12
       %c32_13 = arith.constant 32 : index
       %31 = arith.muli %arg8, %c32_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
       %34 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -244,8 +244,8 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %28 = arith.subi %dim_1, %3 : index
     %c64_12 = arith.constant 64 : index
     %29 = arith.minsi %c64_12, %28 : index
-    flash.tile_store %25, %o[%batch, %head, %3] rows %29 : tensor<64x64xbf16, #acc> -> !T
-    flash.tile_store %27, %lse[%batch, %head, %3] rows %29 : tensor<64xf32, #row> -> !L
+    flash.tile_store o %25, %o[%batch, %head, %3] rows %29 : tensor<64x64xbf16, #acc> -> !T
+    flash.tile_store lse %27, %lse[%batch, %head, %3] rows %29 : tensor<64xf32, #row> -> !L
   }
   return
 }
@@ -286,7 +286,7 @@ func.func @window_softcap(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -320,14 +320,14 @@ func.func @window_softcap(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %24 = arith.addi %21, %c3_12 : index
     %25 = arith.minsi %24, %23 : index
     %26 = flash.pipeline_prologue stages 2
-    %27:4 = flash.kv_loop %arg8 = %23 to %16 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %26) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %27:4 = flash.kv_loop masked_right %arg8 = %23 to %16 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %26) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %36 = flash.pipeline_advance %arg12
       %c32_14 = arith.constant 32 : index
       %37 = arith.muli %arg8, %c32_14 : index
-      %38 = flash.tile_load %k[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
-      %39 = flash.tile_load %v[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %38 = flash.tile_load k %k[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %39 = flash.tile_load v %v[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
       %40 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_15 = arith.constant 0.000000e+00 : f32
       %41 = linalg.fill ins(%cst_15 : f32) outs(%40 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -417,14 +417,14 @@ func.func @window_softcap(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
       %56 = linalg.matmul ins(%55, %39 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%53 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %56, %45, %52, %36 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %28:4 = flash.kv_loop %arg8 = %25 to %23 reversed iter_args(%arg9 = %27#0, %arg10 = %27#1, %arg11 = %27#2, %arg12 = %27#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %28:4 = flash.kv_loop main %arg8 = %25 to %23 reversed iter_args(%arg9 = %27#0, %arg10 = %27#1, %arg11 = %27#2, %arg12 = %27#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %36 = flash.pipeline_advance %arg12
       %c32_14 = arith.constant 32 : index
       %37 = arith.muli %arg8, %c32_14 : index
-      %38 = flash.tile_load %k[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
-      %39 = flash.tile_load %v[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %38 = flash.tile_load k %k[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %39 = flash.tile_load v %v[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
       %40 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_15 = arith.constant 0.000000e+00 : f32
       %41 = linalg.fill ins(%cst_15 : f32) outs(%40 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -493,14 +493,14 @@ func.func @window_softcap(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
       %55 = linalg.matmul ins(%54, %39 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%52 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %55, %44, %51, %36 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %29:4 = flash.kv_loop %arg8 = %21 to %25 reversed iter_args(%arg9 = %28#0, %arg10 = %28#1, %arg11 = %28#2, %arg12 = %28#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_left"} {
+    %29:4 = flash.kv_loop masked_left %arg8 = %21 to %25 reversed iter_args(%arg9 = %28#0, %arg10 = %28#1, %arg11 = %28#2, %arg12 = %28#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %36 = flash.pipeline_advance %arg12
       %c32_14 = arith.constant 32 : index
       %37 = arith.muli %arg8, %c32_14 : index
-      %38 = flash.tile_load %k[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
-      %39 = flash.tile_load %v[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %38 = flash.tile_load k %k[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
+      %39 = flash.tile_load v %v[%batch, %2, %37] limit %dim_3 slot(%arg12) : !T -> tensor<32x64xbf16, #smem>
       %40 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_15 = arith.constant 0.000000e+00 : f32
       %41 = linalg.fill ins(%cst_15 : f32) outs(%40 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -619,8 +619,8 @@ func.func @window_softcap(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %34 = arith.subi %dim_1, %3 : index
     %c64_13 = arith.constant 64 : index
     %35 = arith.minsi %c64_13, %34 : index
-    flash.tile_store %31, %o[%batch, %head, %3] rows %35 : tensor<64x64xbf16, #acc> -> !T
-    flash.tile_store %33, %lse[%batch, %head, %3] rows %35 : tensor<64xf32, #row> -> !L
+    flash.tile_store o %31, %o[%batch, %head, %3] rows %35 : tensor<64x64xbf16, #acc> -> !T
+    flash.tile_store lse %33, %lse[%batch, %head, %3] rows %35 : tensor<64xf32, #row> -> !L
   }
   return
 }

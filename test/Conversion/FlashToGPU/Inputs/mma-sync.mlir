@@ -39,7 +39,7 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %2 = arith.divui %head, %0 : index
     %c32_6 = arith.constant 32 : index
     %3 = arith.muli %qblock, %c32_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<32x32xf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !T -> tensor<32x32xf16, #smem>
     %5 = tensor.empty() : tensor<32x32xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
@@ -65,14 +65,14 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %19 = arith.subi %16, %c3 : index
     %20 = arith.maxsi %18, %19 : index
     %21 = flash.pipeline_prologue stages 2
-    %22:4 = flash.kv_loop %arg8 = %20 to %16 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %22:4 = flash.kv_loop masked_right %arg8 = %20 to %16 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %30 = flash.pipeline_advance %arg12
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg8, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -147,14 +147,14 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
       %49 = linalg.matmul ins(%48, %33 : tensor<32x16xf16, #acc>, tensor<16x32xf16, #smem>) outs(%46 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
       flash.yield %49, %38, %45, %30 : tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index
     }
-    %23:4 = flash.kv_loop %arg8 = %18 to %20 reversed iter_args(%arg9 = %22#0, %arg10 = %22#1, %arg11 = %22#2, %arg12 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "main"} {
+    %23:4 = flash.kv_loop main %arg8 = %18 to %20 reversed iter_args(%arg9 = %22#0, %arg10 = %22#1, %arg11 = %22#2, %arg12 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %30 = flash.pipeline_advance %arg12
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg8, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg12) : !T -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -243,8 +243,8 @@ func.func @causal(%q: !T, %k: !T, %v: !T, %o: !T, %lse: !L) {
     %28 = arith.subi %dim_1, %3 : index
     %c32_12 = arith.constant 32 : index
     %29 = arith.minsi %c32_12, %28 : index
-    flash.tile_store %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !T
-    flash.tile_store %27, %lse[%batch, %head, %3] rows %29 : tensor<32xf32, #row> -> !L
+    flash.tile_store o %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !T
+    flash.tile_store lse %27, %lse[%batch, %head, %3] rows %29 : tensor<32xf32, #row> -> !L
   }
   return
 }
@@ -283,7 +283,7 @@ func.func @bf16(%q: !B, %k: !B, %v: !B, %o: !B) {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !B -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !B -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -309,14 +309,14 @@ func.func @bf16(%q: !B, %k: !B, %v: !B, %o: !B) {
     %20 = arith.subi %13, %19 : index
     %21 = arith.maxsi %15, %20 : index
     %22 = flash.pipeline_prologue stages 2
-    %23:4 = flash.kv_loop %arg7 = %21 to %13 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %23:4 = flash.kv_loop masked_right %arg7 = %21 to %13 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 0
       flash.pipeline_prefetch %arg11 distance 1
       %31 = flash.pipeline_advance %arg11
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg7, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -389,14 +389,14 @@ func.func @bf16(%q: !B, %k: !B, %v: !B, %o: !B) {
       %50 = linalg.matmul ins(%49, %34 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%47 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %50, %39, %46, %31 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %24:4 = flash.kv_loop %arg7 = %15 to %21 reversed iter_args(%arg8 = %23#0, %arg9 = %23#1, %arg10 = %23#2, %arg11 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %24:4 = flash.kv_loop main %arg7 = %15 to %21 reversed iter_args(%arg8 = %23#0, %arg9 = %23#1, %arg10 = %23#2, %arg11 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 0
       flash.pipeline_prefetch %arg11 distance 1
       %31 = flash.pipeline_advance %arg11
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg7, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -485,7 +485,7 @@ func.func @bf16(%q: !B, %k: !B, %v: !B, %o: !B) {
     %29 = arith.subi %dim_1, %3 : index
     %c64_12 = arith.constant 64 : index
     %30 = arith.minsi %c64_12, %29 : index
-    flash.tile_store %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !B
+    flash.tile_store o %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !B
   }
   return
 }
@@ -524,7 +524,7 @@ func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
     %2 = arith.divui %head, %0 : index
     %c32_6 = arith.constant 32 : index
     %3 = arith.muli %qblock, %c32_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !S -> tensor<32x32xf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !S -> tensor<32x32xf16, #smem>
     %5 = tensor.empty() : tensor<32x32xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
@@ -550,14 +550,14 @@ func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
     %19 = arith.subi %16, %c3 : index
     %20 = arith.maxsi %18, %19 : index
     %21 = flash.pipeline_prologue stages 3
-    %22:4 = flash.kv_loop %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %22:4 = flash.kv_loop masked_right %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 1
       flash.pipeline_prefetch %arg11 distance 2
       %30 = flash.pipeline_advance %arg11
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg7, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -632,14 +632,14 @@ func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
       %49 = linalg.matmul ins(%48, %33 : tensor<32x16xf16, #acc>, tensor<16x32xf16, #smem>) outs(%46 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
       flash.yield %49, %38, %45, %30 : tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index
     }
-    %23:4 = flash.kv_loop %arg7 = %18 to %20 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "main"} {
+    %23:4 = flash.kv_loop main %arg7 = %18 to %20 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 1
       flash.pipeline_prefetch %arg11 distance 2
       %30 = flash.pipeline_advance %arg11
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg7, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -728,7 +728,7 @@ func.func @three_stages(%q: !S, %k: !S, %v: !S, %o: !S) {
     %28 = arith.subi %dim_1, %3 : index
     %c32_12 = arith.constant 32 : index
     %29 = arith.minsi %c32_12, %28 : index
-    flash.tile_store %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !S
+    flash.tile_store o %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !S
   }
   return
 }
@@ -779,7 +779,7 @@ func.func @paged_causal(%q: !Q, %k: !Q, %v: !Q, %lens: memref<?xi32>, %arg4: mem
     %c0_11 = arith.constant 0 : index
     %7 = arith.maxsi %6, %c0_11 : index
     %8 = arith.minsi %7, %0 : index
-    %9 = flash.tile_load %q[%batch, %head, %4] limit %dim_1 : !Q -> tensor<16x64xbf16, #smem>
+    %9 = flash.tile_load q %q[%batch, %head, %4] limit %dim_1 : !Q -> tensor<16x64xbf16, #smem>
     %10 = tensor.empty() : tensor<16x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %11 = linalg.fill ins(%cst : f32) outs(%10 : tensor<16x64xf32, #acc>) -> tensor<16x64xf32, #acc>
@@ -805,14 +805,14 @@ func.func @paged_causal(%q: !Q, %k: !Q, %v: !Q, %lens: memref<?xi32>, %arg4: mem
     %24 = arith.subi %21, %c2_17 : index
     %25 = arith.maxsi %23, %24 : index
     %26 = flash.pipeline_prologue stages 2
-    %27:4 = flash.kv_loop %arg9 = %25 to %21 reversed iter_args(%arg10 = %11, %arg11 = %13, %arg12 = %15, %arg13 = %26) -> (tensor<16x64xf32, #acc>, tensor<16xf32, #row>, tensor<16xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %27:4 = flash.kv_loop masked_right %arg9 = %25 to %21 reversed iter_args(%arg10 = %11, %arg11 = %13, %arg12 = %15, %arg13 = %26) -> (tensor<16x64xf32, #acc>, tensor<16xf32, #row>, tensor<16xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %35 = flash.pipeline_advance %arg13
       %c64_19 = arith.constant 64 : index
       %36 = arith.muli %arg9, %c64_19 : index
-      %37 = flash.tile_load %k[%batch, %3, %36] limit %8 pages(%arg4 : memref<?x?xi32>) slot(%arg13) : !Q -> tensor<64x64xbf16, #smem>
-      %38 = flash.tile_load %v[%batch, %3, %36] limit %8 pages(%arg4 : memref<?x?xi32>) slot(%arg13) : !Q -> tensor<64x64xbf16, #smem>
+      %37 = flash.tile_load k %k[%batch, %3, %36] limit %8 pages(%arg4 : memref<?x?xi32>) slot(%arg13) : !Q -> tensor<64x64xbf16, #smem>
+      %38 = flash.tile_load v %v[%batch, %3, %36] limit %8 pages(%arg4 : memref<?x?xi32>) slot(%arg13) : !Q -> tensor<64x64xbf16, #smem>
       %39 = tensor.empty() : tensor<16x64xf32, #acc>
       %cst_20 = arith.constant 0.000000e+00 : f32
       %40 = linalg.fill ins(%cst_20 : f32) outs(%39 : tensor<16x64xf32, #acc>) -> tensor<16x64xf32, #acc>
@@ -887,14 +887,14 @@ func.func @paged_causal(%q: !Q, %k: !Q, %v: !Q, %lens: memref<?xi32>, %arg4: mem
       %54 = linalg.matmul ins(%53, %38 : tensor<16x64xbf16, #acc>, tensor<64x64xbf16, #smem>) outs(%51 : tensor<16x64xf32, #acc>) -> tensor<16x64xf32, #acc>
       flash.yield %54, %43, %50, %35 : tensor<16x64xf32, #acc>, tensor<16xf32, #row>, tensor<16xf32, #row_partial>, index
     }
-    %28:4 = flash.kv_loop %arg9 = %23 to %25 reversed iter_args(%arg10 = %27#0, %arg11 = %27#1, %arg12 = %27#2, %arg13 = %27#3) -> (tensor<16x64xf32, #acc>, tensor<16xf32, #row>, tensor<16xf32, #row_partial>, index) attributes {role = "main"} {
+    %28:4 = flash.kv_loop main %arg9 = %23 to %25 reversed iter_args(%arg10 = %27#0, %arg11 = %27#1, %arg12 = %27#2, %arg13 = %27#3) -> (tensor<16x64xf32, #acc>, tensor<16xf32, #row>, tensor<16xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %35 = flash.pipeline_advance %arg13
       %c64_19 = arith.constant 64 : index
       %36 = arith.muli %arg9, %c64_19 : index
-      %37 = flash.tile_load %k[%batch, %3, %36] limit %8 pages(%arg4 : memref<?x?xi32>) slot(%arg13) : !Q -> tensor<64x64xbf16, #smem>
-      %38 = flash.tile_load %v[%batch, %3, %36] limit %8 pages(%arg4 : memref<?x?xi32>) slot(%arg13) : !Q -> tensor<64x64xbf16, #smem>
+      %37 = flash.tile_load k %k[%batch, %3, %36] limit %8 pages(%arg4 : memref<?x?xi32>) slot(%arg13) : !Q -> tensor<64x64xbf16, #smem>
+      %38 = flash.tile_load v %v[%batch, %3, %36] limit %8 pages(%arg4 : memref<?x?xi32>) slot(%arg13) : !Q -> tensor<64x64xbf16, #smem>
       %39 = tensor.empty() : tensor<16x64xf32, #acc>
       %cst_20 = arith.constant 0.000000e+00 : f32
       %40 = linalg.fill ins(%cst_20 : f32) outs(%39 : tensor<16x64xf32, #acc>) -> tensor<16x64xf32, #acc>
@@ -983,7 +983,7 @@ func.func @paged_causal(%q: !Q, %k: !Q, %v: !Q, %lens: memref<?xi32>, %arg4: mem
     %33 = arith.subi %dim_1, %4 : index
     %c16_18 = arith.constant 16 : index
     %34 = arith.minsi %c16_18, %33 : index
-    flash.tile_store %30, %arg5[%batch, %head, %4] rows %34 : tensor<16x64xbf16, #acc> -> !Q
+    flash.tile_store o %30, %arg5[%batch, %head, %4] rows %34 : tensor<16x64xbf16, #acc> -> !Q
   }
   return
 }

@@ -38,7 +38,7 @@ func.func @pingpong(%q: !F, %k: !F, %v: !F, %o: !F) {
     %2 = arith.divui %head, %0 : index
     %c128_6 = arith.constant 128 : index
     %3 = arith.muli %qblock, %c128_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<128x128xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<128x128xbf16, #smem>
     %5 = tensor.empty() : tensor<128x128xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
@@ -65,13 +65,13 @@ func.func @pingpong(%q: !F, %k: !F, %v: !F, %o: !F) {
     %21 = arith.maxsi %15, %20 : index
     %slot, %phase = flash.pipeline_producer stages 3
     flash.pipeline_turn_start
-    %22:5 = flash.kv_loop %arg7 = %21 to %13 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %slot, %arg12 = %phase) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index) attributes {role = "masked_right"} {
+    %22:5 = flash.kv_loop masked_right %arg7 = %21 to %13 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %slot, %arg12 = %phase) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index) {
       flash.pipeline_acquire %arg11 phase %arg12
       %30:2 = flash.pipeline_advance %arg11 phase %arg12
       %c96_13 = arith.constant 96 : index
       %31 = arith.muli %arg7, %c96_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
       %34 = tensor.empty() : tensor<128x96xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<128x96xf32, #acc>) -> tensor<128x96xf32, #acc>
@@ -147,13 +147,13 @@ func.func @pingpong(%q: !F, %k: !F, %v: !F, %o: !F) {
       flash.pipeline_release %arg11
       flash.yield %49, %38, %45, %30#0, %30#1 : tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index
     }
-    %23:5 = flash.kv_loop %arg7 = %15 to %21 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3, %arg12 = %22#4) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index) attributes {role = "main"} {
+    %23:5 = flash.kv_loop main %arg7 = %15 to %21 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3, %arg12 = %22#4) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index) {
       flash.pipeline_acquire %arg11 phase %arg12
       %30:2 = flash.pipeline_advance %arg11 phase %arg12
       %c96_13 = arith.constant 96 : index
       %31 = arith.muli %arg7, %c96_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
       %34 = tensor.empty() : tensor<128x96xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<128x96xf32, #acc>) -> tensor<128x96xf32, #acc>
@@ -246,7 +246,7 @@ func.func @pingpong(%q: !F, %k: !F, %v: !F, %o: !F) {
     %28 = arith.subi %dim_1, %3 : index
     %c128_12 = arith.constant 128 : index
     %29 = arith.minsi %c128_12, %28 : index
-    flash.tile_store %25, %o[%batch, %head, %3] rows %29 : tensor<128x128xbf16, #acc> -> !F
+    flash.tile_store o %25, %o[%batch, %head, %3] rows %29 : tensor<128x128xbf16, #acc> -> !F
   }
   return
 }

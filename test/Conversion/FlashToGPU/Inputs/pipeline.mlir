@@ -38,7 +38,7 @@ func.func @two(%q: !S, %k: !S, %v: !S, %o: !S) {
     %2 = arith.divui %head, %0 : index
     %c32_6 = arith.constant 32 : index
     %3 = arith.muli %qblock, %c32_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !S -> tensor<32x32xf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !S -> tensor<32x32xf16, #smem>
     %5 = tensor.empty() : tensor<32x32xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
@@ -64,14 +64,14 @@ func.func @two(%q: !S, %k: !S, %v: !S, %o: !S) {
     %19 = arith.subi %16, %c3 : index
     %20 = arith.maxsi %18, %19 : index
     %21 = flash.pipeline_prologue stages 2
-    %22:4 = flash.kv_loop %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %22:4 = flash.kv_loop masked_right %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 0
       flash.pipeline_prefetch %arg11 distance 1
       %30 = flash.pipeline_advance %arg11
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg7, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -146,14 +146,14 @@ func.func @two(%q: !S, %k: !S, %v: !S, %o: !S) {
       %49 = linalg.matmul ins(%48, %33 : tensor<32x16xf16, #acc>, tensor<16x32xf16, #smem>) outs(%46 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
       flash.yield %49, %38, %45, %30 : tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index
     }
-    %23:4 = flash.kv_loop %arg7 = %18 to %20 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "main"} {
+    %23:4 = flash.kv_loop main %arg7 = %18 to %20 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 0
       flash.pipeline_prefetch %arg11 distance 1
       %30 = flash.pipeline_advance %arg11
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg7, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -242,7 +242,7 @@ func.func @two(%q: !S, %k: !S, %v: !S, %o: !S) {
     %28 = arith.subi %dim_1, %3 : index
     %c32_12 = arith.constant 32 : index
     %29 = arith.minsi %c32_12, %28 : index
-    flash.tile_store %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !S
+    flash.tile_store o %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !S
   }
   return
 }
@@ -281,7 +281,7 @@ func.func @three(%q: !S, %k: !S, %v: !S, %o: !S) {
     %2 = arith.divui %head, %0 : index
     %c32_6 = arith.constant 32 : index
     %3 = arith.muli %qblock, %c32_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !S -> tensor<32x32xf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !S -> tensor<32x32xf16, #smem>
     %5 = tensor.empty() : tensor<32x32xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
@@ -307,14 +307,14 @@ func.func @three(%q: !S, %k: !S, %v: !S, %o: !S) {
     %19 = arith.subi %16, %c3 : index
     %20 = arith.maxsi %18, %19 : index
     %21 = flash.pipeline_prologue stages 3
-    %22:4 = flash.kv_loop %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %22:4 = flash.kv_loop masked_right %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %21) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 1
       flash.pipeline_prefetch %arg11 distance 2
       %30 = flash.pipeline_advance %arg11
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg7, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -389,14 +389,14 @@ func.func @three(%q: !S, %k: !S, %v: !S, %o: !S) {
       %49 = linalg.matmul ins(%48, %33 : tensor<32x16xf16, #acc>, tensor<16x32xf16, #smem>) outs(%46 : tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc>
       flash.yield %49, %38, %45, %30 : tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index
     }
-    %23:4 = flash.kv_loop %arg7 = %18 to %20 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) attributes {role = "main"} {
+    %23:4 = flash.kv_loop main %arg7 = %18 to %20 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3) -> (tensor<32x32xf32, #acc>, tensor<32xf32, #row>, tensor<32xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 1
       flash.pipeline_prefetch %arg11 distance 2
       %30 = flash.pipeline_advance %arg11
       %c16_13 = arith.constant 16 : index
       %31 = arith.muli %arg7, %c16_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !S -> tensor<16x32xf16, #smem>
       %34 = tensor.empty() : tensor<32x16xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<32x16xf32, #acc>) -> tensor<32x16xf32, #acc>
@@ -485,7 +485,7 @@ func.func @three(%q: !S, %k: !S, %v: !S, %o: !S) {
     %28 = arith.subi %dim_1, %3 : index
     %c32_12 = arith.constant 32 : index
     %29 = arith.minsi %c32_12, %28 : index
-    flash.tile_store %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !S
+    flash.tile_store o %25, %o[%batch, %head, %3] rows %29 : tensor<32x32xf16, #acc> -> !S
   }
   return
 }

@@ -38,7 +38,7 @@ func.func @ws(%q: !F, %k: !F, %v: !F, %o: !F) {
     %2 = arith.divui %head, %0 : index
     %c128_6 = arith.constant 128 : index
     %3 = arith.muli %qblock, %c128_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<128x128xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<128x128xbf16, #smem>
     %5 = tensor.empty() : tensor<128x128xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
@@ -64,13 +64,13 @@ func.func @ws(%q: !F, %k: !F, %v: !F, %o: !F) {
     %19 = arith.subi %16, %c3 : index
     %20 = arith.maxsi %18, %19 : index
     %slot, %phase = flash.pipeline_producer stages 3
-    %21:5 = flash.kv_loop %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %slot, %arg12 = %phase) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index) attributes {role = "masked_right"} {
+    %21:5 = flash.kv_loop masked_right %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %slot, %arg12 = %phase) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index) {
       flash.pipeline_acquire %arg11 phase %arg12
       %29:2 = flash.pipeline_advance %arg11 phase %arg12
       %c96_13 = arith.constant 96 : index
       %30 = arith.muli %arg7, %c96_13 : index
-      %31 = flash.tile_load %k[%batch, %2, %30] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
-      %32 = flash.tile_load %v[%batch, %2, %30] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
+      %31 = flash.tile_load k %k[%batch, %2, %30] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
+      %32 = flash.tile_load v %v[%batch, %2, %30] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
       %33 = tensor.empty() : tensor<128x96xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %34 = linalg.fill ins(%cst_14 : f32) outs(%33 : tensor<128x96xf32, #acc>) -> tensor<128x96xf32, #acc>
@@ -146,13 +146,13 @@ func.func @ws(%q: !F, %k: !F, %v: !F, %o: !F) {
       flash.pipeline_release %arg11
       flash.yield %48, %37, %44, %29#0, %29#1 : tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index
     }
-    %22:5 = flash.kv_loop %arg7 = %18 to %20 reversed iter_args(%arg8 = %21#0, %arg9 = %21#1, %arg10 = %21#2, %arg11 = %21#3, %arg12 = %21#4) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index) attributes {role = "main"} {
+    %22:5 = flash.kv_loop main %arg7 = %18 to %20 reversed iter_args(%arg8 = %21#0, %arg9 = %21#1, %arg10 = %21#2, %arg11 = %21#3, %arg12 = %21#4) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index, index) {
       flash.pipeline_acquire %arg11 phase %arg12
       %29:2 = flash.pipeline_advance %arg11 phase %arg12
       %c96_13 = arith.constant 96 : index
       %30 = arith.muli %arg7, %c96_13 : index
-      %31 = flash.tile_load %k[%batch, %2, %30] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
-      %32 = flash.tile_load %v[%batch, %2, %30] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
+      %31 = flash.tile_load k %k[%batch, %2, %30] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
+      %32 = flash.tile_load v %v[%batch, %2, %30] limit %dim_3 slot(%arg11) : !F -> tensor<96x128xbf16, #smem>
       %33 = tensor.empty() : tensor<128x96xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %34 = linalg.fill ins(%cst_14 : f32) outs(%33 : tensor<128x96xf32, #acc>) -> tensor<128x96xf32, #acc>
@@ -242,7 +242,7 @@ func.func @ws(%q: !F, %k: !F, %v: !F, %o: !F) {
     %27 = arith.subi %dim_1, %3 : index
     %c128_12 = arith.constant 128 : index
     %28 = arith.minsi %c128_12, %27 : index
-    flash.tile_store %24, %o[%batch, %head, %3] rows %28 : tensor<128x128xbf16, #acc> -> !F
+    flash.tile_store o %24, %o[%batch, %head, %3] rows %28 : tensor<128x128xbf16, #acc> -> !F
   }
   return
 }

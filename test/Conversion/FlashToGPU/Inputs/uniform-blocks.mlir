@@ -1,9 +1,10 @@
 // The input of ../uniform-blocks.mlir: what flash-to-gpu consumes. Each function is
-// `flash-opt --flash-plan="sm=90 wgmma=true" --flash-tile=uniform-blocks=true --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-pingpong`
-// of the flash.attention op quoted above it, printed with type and layout
-// aliases, the function's own argument names and the grid's axes named
-// (qblock, head, batch); nothing else is edited, so flash-to-gpu's output is
-// the named pipeline's. Regenerate a function from its quoted op when the
+// `flash-opt --flash-tile --flash-online-softmax --flash-assign-layouts --flash-pipeline-kv --flash-pingpong`
+// of the flash.attention op quoted above it with the tiles
+// `flash-plan="sm=90 wgmma=true"` chooses and `uniform_blocks = true` in its
+// config, printed with type and layout aliases, the function's own argument
+// names and the grid's axes named (qblock, head, batch); nothing else is
+// edited. Regenerate a function from its quoted op when the
 // tile level changes.
 
 !F = memref<?x?x?x64xbf16>
@@ -44,11 +45,11 @@ func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
   %0 = arith.divui %dim_0, %dim_5 : index
   %c64 = arith.constant 64 : index
   %1 = arith.ceildivsi %dim_1, %c64 : index
-  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>, scale = 1.250000e-01 : f32} {
+  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true, uniform_blocks = true>, scale = 1.250000e-01 : f32} {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -209,14 +210,14 @@ func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
     %69 = arith.minsi %64, %68 : index
     %70 = arith.maxsi %62, %69 : index
     %71 = flash.pipeline_prologue stages 2
-    %72:4 = flash.kv_loop %arg8 = %68 to %60 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %71) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %72:4 = flash.kv_loop masked_right %arg8 = %68 to %60 reversed iter_args(%arg9 = %6, %arg10 = %8, %arg11 = %10, %arg12 = %71) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %81 = flash.pipeline_advance %arg12
       %c64_23 = arith.constant 64 : index
       %82 = arith.muli %arg8, %c64_23 : index
-      %83 = flash.tile_load %k[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
-      %84 = flash.tile_load %v[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
+      %83 = flash.tile_load k %k[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
+      %84 = flash.tile_load v %v[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
       %85 = tensor.empty() : tensor<64x64xf32, #acc>
       %cst_24 = arith.constant 0.000000e+00 : f32
       %86 = linalg.fill ins(%cst_24 : f32) outs(%85 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -308,14 +309,14 @@ func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
       %103 = linalg.matmul ins(%102, %84 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>) outs(%100 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %103, %92, %99, %81 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %73:4 = flash.kv_loop %arg8 = %70 to %68 reversed iter_args(%arg9 = %72#0, %arg10 = %72#1, %arg11 = %72#2, %arg12 = %72#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %73:4 = flash.kv_loop main %arg8 = %70 to %68 reversed iter_args(%arg9 = %72#0, %arg10 = %72#1, %arg11 = %72#2, %arg12 = %72#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %81 = flash.pipeline_advance %arg12
       %c64_23 = arith.constant 64 : index
       %82 = arith.muli %arg8, %c64_23 : index
-      %83 = flash.tile_load %k[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
-      %84 = flash.tile_load %v[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
+      %83 = flash.tile_load k %k[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
+      %84 = flash.tile_load v %v[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
       %85 = tensor.empty() : tensor<64x64xf32, #acc>
       %cst_24 = arith.constant 0.000000e+00 : f32
       %86 = linalg.fill ins(%cst_24 : f32) outs(%85 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -375,14 +376,14 @@ func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
       %99 = linalg.matmul ins(%98, %84 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>) outs(%96 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %99, %88, %95, %81 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %74:4 = flash.kv_loop %arg8 = %62 to %70 reversed iter_args(%arg9 = %73#0, %arg10 = %73#1, %arg11 = %73#2, %arg12 = %73#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "mask_mod"} {
+    %74:4 = flash.kv_loop mask_mod %arg8 = %62 to %70 reversed iter_args(%arg9 = %73#0, %arg10 = %73#1, %arg11 = %73#2, %arg12 = %73#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg12 pending 0
       flash.pipeline_prefetch %arg12 distance 1
       %81 = flash.pipeline_advance %arg12
       %c64_23 = arith.constant 64 : index
       %82 = arith.muli %arg8, %c64_23 : index
-      %83 = flash.tile_load %k[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
-      %84 = flash.tile_load %v[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
+      %83 = flash.tile_load k %k[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
+      %84 = flash.tile_load v %v[%batch, %2, %82] limit %dim_3 slot(%arg12) : !F -> tensor<64x64xbf16, #smem>
       %85 = tensor.empty() : tensor<64x64xf32, #acc>
       %cst_24 = arith.constant 0.000000e+00 : f32
       %86 = linalg.fill ins(%cst_24 : f32) outs(%85 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -487,7 +488,7 @@ func.func @docmask(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %o: !F) {
     %79 = arith.subi %dim_1, %3 : index
     %c64_22 = arith.constant 64 : index
     %80 = arith.minsi %c64_22, %79 : index
-    flash.tile_store %76, %o[%batch, %head, %3] rows %80 : tensor<64x64xbf16, #acc> -> !F
+    flash.tile_store o %76, %o[%batch, %head, %3] rows %80 : tensor<64x64xbf16, #acc> -> !F
   }
   return
 }
@@ -518,11 +519,11 @@ func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memr
   %0 = arith.divui %dim_0, %dim_5 : index
   %c64 = arith.constant 64 : index
   %1 = arith.ceildivsi %dim_1, %c64 : index
-  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true>, scale = 1.250000e-01 : f32} {
+  flash.grid (%qblock, %head, %batch) in (%1, %dim_0, %dim) attributes {config = #flash.config<block_m = 64, block_n = 64, warps = 4, stages = 2, wgmma = true, uniform_blocks = true>, scale = 1.250000e-01 : f32} {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -659,14 +660,14 @@ func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memr
     %60 = arith.minsi %21, %49 : index
     %61 = arith.maxsi %57, %60 : index
     %62 = flash.pipeline_prologue stages 2
-    %63:4 = flash.kv_loop %arg9 = %61 to %49 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %62) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %63:4 = flash.kv_loop masked_right %arg9 = %61 to %49 reversed iter_args(%arg10 = %6, %arg11 = %8, %arg12 = %10, %arg13 = %62) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %73 = flash.pipeline_advance %arg13
       %c64_22 = arith.constant 64 : index
       %74 = arith.muli %arg9, %c64_22 : index
-      %75 = flash.tile_load %k[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
-      %76 = flash.tile_load %v[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
+      %75 = flash.tile_load k %k[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
+      %76 = flash.tile_load v %v[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
       %c1_23 = arith.constant 1 : index
       %77 = arith.subi %dim_3, %c1_23 : index
       %78 = tensor.empty() : tensor<64xi32, #spread>
@@ -897,14 +898,14 @@ func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memr
       }
       flash.yield %86#0, %86#1, %86#2, %73 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %64:4 = flash.kv_loop %arg9 = %57 to %61 reversed iter_args(%arg10 = %63#0, %arg11 = %63#1, %arg12 = %63#2, %arg13 = %63#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "mask_mod"} {
+    %64:4 = flash.kv_loop mask_mod %arg9 = %57 to %61 reversed iter_args(%arg10 = %63#0, %arg11 = %63#1, %arg12 = %63#2, %arg13 = %63#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %73 = flash.pipeline_advance %arg13
       %c64_22 = arith.constant 64 : index
       %74 = arith.muli %arg9, %c64_22 : index
-      %75 = flash.tile_load %k[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
-      %76 = flash.tile_load %v[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
+      %75 = flash.tile_load k %k[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
+      %76 = flash.tile_load v %v[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
       %c1_23 = arith.constant 1 : index
       %77 = arith.subi %dim_3, %c1_23 : index
       %78 = tensor.empty() : tensor<64xi32, #spread>
@@ -1103,14 +1104,14 @@ func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memr
       }
       flash.yield %86#0, %86#1, %86#2, %73 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %65:4 = flash.kv_loop %arg9 = %59 to %57 reversed iter_args(%arg10 = %64#0, %arg11 = %64#1, %arg12 = %64#2, %arg13 = %64#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %65:4 = flash.kv_loop main %arg9 = %59 to %57 reversed iter_args(%arg10 = %64#0, %arg11 = %64#1, %arg12 = %64#2, %arg13 = %64#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %73 = flash.pipeline_advance %arg13
       %c64_22 = arith.constant 64 : index
       %74 = arith.muli %arg9, %c64_22 : index
-      %75 = flash.tile_load %k[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
-      %76 = flash.tile_load %v[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
+      %75 = flash.tile_load k %k[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
+      %76 = flash.tile_load v %v[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
       %77 = tensor.empty() : tensor<64x64xf32, #acc>
       %cst_23 = arith.constant 0.000000e+00 : f32
       %78 = linalg.fill ins(%cst_23 : f32) outs(%77 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -1170,14 +1171,14 @@ func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memr
       %91 = linalg.matmul ins(%90, %76 : tensor<64x64xbf16, #acc>, tensor<64x64xbf16, #smem>) outs(%88 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %91, %80, %87, %73 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %66:4 = flash.kv_loop %arg9 = %51 to %59 reversed iter_args(%arg10 = %65#0, %arg11 = %65#1, %arg12 = %65#2, %arg13 = %65#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "mask_mod"} {
+    %66:4 = flash.kv_loop mask_mod %arg9 = %51 to %59 reversed iter_args(%arg10 = %65#0, %arg11 = %65#1, %arg12 = %65#2, %arg13 = %65#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg13 pending 0
       flash.pipeline_prefetch %arg13 distance 1
       %73 = flash.pipeline_advance %arg13
       %c64_22 = arith.constant 64 : index
       %74 = arith.muli %arg9, %c64_22 : index
-      %75 = flash.tile_load %k[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
-      %76 = flash.tile_load %v[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
+      %75 = flash.tile_load k %k[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
+      %76 = flash.tile_load v %v[%batch, %2, %74] limit %dim_3 slot(%arg13) : !F -> tensor<64x64xbf16, #smem>
       %c1_23 = arith.constant 1 : index
       %77 = arith.subi %dim_3, %c1_23 : index
       %78 = tensor.empty() : tensor<64xi32, #spread>
@@ -1405,7 +1406,7 @@ func.func @docmask_pad(%q: !F, %k: !F, %v: !F, %doc: memref<?x?xi32>, %pad: memr
     %71 = arith.subi %dim_1, %3 : index
     %c64_21 = arith.constant 64 : index
     %72 = arith.minsi %c64_21, %71 : index
-    flash.tile_store %68, %o[%batch, %head, %3] rows %72 : tensor<64x64xbf16, #acc> -> !F
+    flash.tile_store o %68, %o[%batch, %head, %3] rows %72 : tensor<64x64xbf16, #acc> -> !F
   }
   return
 }

@@ -38,7 +38,7 @@ func.func @wg(%q: !B, %k: !B, %v: !B, %o: !B) {
     %2 = arith.divui %head, %0 : index
     %c64_6 = arith.constant 64 : index
     %3 = arith.muli %qblock, %c64_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !B -> tensor<64x64xbf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !B -> tensor<64x64xbf16, #smem>
     %5 = tensor.empty() : tensor<64x64xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
@@ -64,14 +64,14 @@ func.func @wg(%q: !B, %k: !B, %v: !B, %o: !B) {
     %20 = arith.subi %13, %19 : index
     %21 = arith.maxsi %15, %20 : index
     %22 = flash.pipeline_prologue stages 2
-    %23:4 = flash.kv_loop %arg7 = %21 to %13 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %23:4 = flash.kv_loop masked_right %arg7 = %21 to %13 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %22) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 0
       flash.pipeline_prefetch %arg11 distance 1
       %31 = flash.pipeline_advance %arg11
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg7, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -144,14 +144,14 @@ func.func @wg(%q: !B, %k: !B, %v: !B, %o: !B) {
       %50 = linalg.matmul ins(%49, %34 : tensor<64x32xbf16, #acc>, tensor<32x64xbf16, #smem>) outs(%47 : tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
       flash.yield %50, %39, %46, %31 : tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index
     }
-    %24:4 = flash.kv_loop %arg7 = %15 to %21 reversed iter_args(%arg8 = %23#0, %arg9 = %23#1, %arg10 = %23#2, %arg11 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) attributes {role = "main"} {
+    %24:4 = flash.kv_loop main %arg7 = %15 to %21 reversed iter_args(%arg8 = %23#0, %arg9 = %23#1, %arg10 = %23#2, %arg11 = %23#3) -> (tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 0
       flash.pipeline_prefetch %arg11 distance 1
       %31 = flash.pipeline_advance %arg11
       %c32_13 = arith.constant 32 : index
       %32 = arith.muli %arg7, %c32_13 : index
-      %33 = flash.tile_load %k[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
-      %34 = flash.tile_load %v[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
+      %33 = flash.tile_load k %k[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
+      %34 = flash.tile_load v %v[%batch, %2, %32] limit %dim_3 slot(%arg11) : !B -> tensor<32x64xbf16, #smem>
       %35 = tensor.empty() : tensor<64x32xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %36 = linalg.fill ins(%cst_14 : f32) outs(%35 : tensor<64x32xf32, #acc>) -> tensor<64x32xf32, #acc>
@@ -240,7 +240,7 @@ func.func @wg(%q: !B, %k: !B, %v: !B, %o: !B) {
     %29 = arith.subi %dim_1, %3 : index
     %c64_12 = arith.constant 64 : index
     %30 = arith.minsi %c64_12, %29 : index
-    flash.tile_store %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !B
+    flash.tile_store o %26, %o[%batch, %head, %3] rows %30 : tensor<64x64xbf16, #acc> -> !B
   }
   return
 }
@@ -279,7 +279,7 @@ func.func @wg_f16(%q: !F, %k: !F, %v: !F, %o: !F) {
     %2 = arith.divui %head, %0 : index
     %c128_6 = arith.constant 128 : index
     %3 = arith.muli %qblock, %c128_6 : index
-    %4 = flash.tile_load %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<128x128xf16, #smem>
+    %4 = flash.tile_load q %q[%batch, %head, %3] limit %dim_1 : !F -> tensor<128x128xf16, #smem>
     %5 = tensor.empty() : tensor<128x128xf32, #acc>
     %cst = arith.constant 0.000000e+00 : f32
     %6 = linalg.fill ins(%cst : f32) outs(%5 : tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
@@ -305,14 +305,14 @@ func.func @wg_f16(%q: !F, %k: !F, %v: !F, %o: !F) {
     %19 = arith.subi %16, %c3 : index
     %20 = arith.maxsi %18, %19 : index
     %21 = flash.pipeline_prologue stages 2
-    %22:4 = flash.kv_loop %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %21) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index) attributes {role = "masked_right"} {
+    %22:4 = flash.kv_loop masked_right %arg7 = %20 to %16 reversed iter_args(%arg8 = %6, %arg9 = %8, %arg10 = %10, %arg11 = %21) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 0
       flash.pipeline_prefetch %arg11 distance 1
       %30 = flash.pipeline_advance %arg11
       %c64_13 = arith.constant 64 : index
       %31 = arith.muli %arg7, %c64_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<64x128xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<64x128xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<64x128xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<64x128xf16, #smem>
       %34 = tensor.empty() : tensor<128x64xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<128x64xf32, #acc>) -> tensor<128x64xf32, #acc>
@@ -387,14 +387,14 @@ func.func @wg_f16(%q: !F, %k: !F, %v: !F, %o: !F) {
       %49 = linalg.matmul ins(%48, %33 : tensor<128x64xf16, #acc>, tensor<64x128xf16, #smem>) outs(%46 : tensor<128x128xf32, #acc>) -> tensor<128x128xf32, #acc>
       flash.yield %49, %38, %45, %30 : tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index
     }
-    %23:4 = flash.kv_loop %arg7 = %18 to %20 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index) attributes {role = "main"} {
+    %23:4 = flash.kv_loop main %arg7 = %18 to %20 reversed iter_args(%arg8 = %22#0, %arg9 = %22#1, %arg10 = %22#2, %arg11 = %22#3) -> (tensor<128x128xf32, #acc>, tensor<128xf32, #row>, tensor<128xf32, #row_partial>, index) {
       flash.pipeline_wait %arg11 pending 0
       flash.pipeline_prefetch %arg11 distance 1
       %30 = flash.pipeline_advance %arg11
       %c64_13 = arith.constant 64 : index
       %31 = arith.muli %arg7, %c64_13 : index
-      %32 = flash.tile_load %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<64x128xf16, #smem>
-      %33 = flash.tile_load %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<64x128xf16, #smem>
+      %32 = flash.tile_load k %k[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<64x128xf16, #smem>
+      %33 = flash.tile_load v %v[%batch, %2, %31] limit %dim_3 slot(%arg11) : !F -> tensor<64x128xf16, #smem>
       %34 = tensor.empty() : tensor<128x64xf32, #acc>
       %cst_14 = arith.constant 0.000000e+00 : f32
       %35 = linalg.fill ins(%cst_14 : f32) outs(%34 : tensor<128x64xf32, #acc>) -> tensor<128x64xf32, #acc>
@@ -483,7 +483,7 @@ func.func @wg_f16(%q: !F, %k: !F, %v: !F, %o: !F) {
     %28 = arith.subi %dim_1, %3 : index
     %c128_12 = arith.constant 128 : index
     %29 = arith.minsi %c128_12, %28 : index
-    flash.tile_store %25, %o[%batch, %head, %3] rows %29 : tensor<128x128xf16, #acc> -> !F
+    flash.tile_store o %25, %o[%batch, %head, %3] rows %29 : tensor<128x128xf16, #acc> -> !F
   }
   return
 }
