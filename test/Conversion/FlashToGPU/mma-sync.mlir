@@ -1,4 +1,5 @@
 // RUN: flash-opt %S/Inputs/mma-sync.mlir -split-input-file --flash-to-gpu | FileCheck %s
+// RUN: flash-opt %S/Inputs/mma-sync.mlir -split-input-file --flash-to-gpu | FileCheck %s --check-prefix=VBASE
 
 // A small causal f16 kernel (2 warps, 32 x 16 tiles, head dim 32), so that
 // the structure of the generated FA2 kernel stays readable.
@@ -107,3 +108,17 @@
 // CHECK-NEXT: gpu.block_id y
 // CHECK-NEXT: gpu.block_id z
 // CHECK: gpu.return
+
+// The V tile's ldmatrix (.trans: mma_layout<col>) reads the slot's V stage at
+// SmemMap's V offset: after the 32-row Q block and the 2 K stages of 16
+// rows, 64-byte rows (head dim 32), 2048 + 2 * 1024 = 4096, plus the slot
+// times one 1024-byte stage; no copy or other ldmatrix in between.
+// VBASE-LABEL: func.func @causal
+// VBASE: nvvm.ldmatrix {{.*}}mma_layout<row>
+// VBASE: %[[VOFF:.+]] = arith.constant 4096 : index
+// VBASE-NEXT: %[[VB:.+]] = arith.addi %[[VOFF]], %{{.+}} : index
+// VBASE-NOT: nvvm.ldmatrix
+// VBASE-NOT: nvvm.cp.async
+// VBASE: arith.addi %[[VB]], %{{.+}} : index
+// VBASE-NOT: nvvm.ldmatrix
+// VBASE: nvvm.ldmatrix {{.*}}mma_layout<col>

@@ -106,6 +106,27 @@ func.func @d128_mask_mod(%q: memref<?x8x?x128xbf16>, %k: memref<?x8x?x128xbf16>,
 
 // -----
 
+// A mask_mod without a document conjunct takes FA3's turns; uniform-blocks
+// then stays out of its config (the two do not go together).
+// UB-LABEL: func.func @d128_opaque_mask
+// UB: config = #flash.config<block_m = 128, block_n = 96, warps = 8, stages = 3, wgmma = true, producer = true, pingpong = true>
+func.func @d128_opaque_mask(%q: memref<?x8x?x128xbf16>, %k: memref<?x8x?x128xbf16>, %v: memref<?x8x?x128xbf16>, %o: memref<?x8x?x128xbf16>) {
+  flash.attention ins(%q, %k, %v : memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>, memref<?x8x?x128xbf16>)
+      outs(%o : memref<?x8x?x128xbf16>)
+      mask_mod {
+      ^bb0(%b: index, %h: index, %i: index, %j: index):
+        %s = arith.addi %i, %j : index
+        %c3 = arith.constant 3 : index
+        %r = arith.remui %s, %c3 : index
+        %c0 = arith.constant 0 : index
+        %keep = arith.cmpi ne, %r, %c0 : index
+        flash.yield %keep : i1
+      }
+  return
+}
+
+// -----
+
 // Head dim 96 takes head dim 128's mma.sync tiles, also under wgmma (no
 // 128-byte panels to split it into); 128 x 64 measured 0.90-0.96x FA2 and
 // 64 x 64 0.85-0.91x (bench/results/2026-11-29-h200-mma-sync-tile-sweep.txt).
