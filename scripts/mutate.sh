@@ -37,12 +37,13 @@ mask-causal-strict|include/flash/Dialect/Flash/Utils/TileArith.h|visible = a.lan
 tile-to-scf-reversed|lib/Conversion/FlashTileToSCF/FlashTileToSCF.cpp|? lib.sub(lib.sub(ub, lib.c(1)), iv)|? lib.sub(ub, iv)|Conversion/FlashTileToSCF/flash-tile-to-scf.mlir Integration/CPU/causal.mlir
 runtime-batch-stride|runtime/lib/Call.cpp|for (int d = 0; d < 3; ++d)|for (int d = 1; d < 3; ++d)|Unit
 reference-causal-offset|lib/Reference/Reference.cpp|const int64_t offset = sk - sq;|const int64_t offset = 0;|Integration/CPU/causal.mlir Integration/CPU/naive-kvcache.mlir
-scale-from-dv|lib/Dialect/Flash/IR/FlashOps.cpp|return 1.0 / std::sqrt(double(qType.getDimSize(kDimPos)));|return 1.0 / std::sqrt(double(cast<ShapedType>(getValue().getType()).getDimSize(kDimPos)));|Integration/CPU/head-dims.mlir
+scale-from-dv|lib/Dialect/Flash/IR/AttentionVerifier.h|return 1.0 / std::sqrt(double(qType.getDimSize(kDimPos)));|return 1.0 / std::sqrt(double(cast<ShapedType>(op.getValue().getType()).getDimSize(kDimPos)));|Integration/CPU/head-dims.mlir
 tile-kv-role|lib/Dialect/Flash/Transforms/FlashTile.cpp|tileOf(k, bn), TileRole::K,|tileOf(k, bn), TileRole::V,|Dialect/Flash/flash-tile.mlir
 smem-v-offset|lib/Conversion/FlashToGPU/MMA.cpp|Value vBase = add(c(smem.vOffset()),|Value vBase = add(c(smem.kOffset()),|Conversion/FlashToGPU/mma-sync.mlir Conversion/FlashToGPU/wgmma.mlir
 plan-uniform-pingpong|lib/Dialect/Flash/Transforms/FlashPlan.cpp|uniformBlocks && !pingpong);|uniformBlocks);|Dialect/Flash/flash-plan.mlir
 reference-bwd-no-d|lib/Reference/Reference.cpp|probs[j - lo] * (dprobs[j - lo] - dsum) *|probs[j - lo] * dprobs[j - lo] *|Unit
 reference-bwd-no-mod-prime|lib/Reference/Reference.cpp|fprime[j - lo] * p.scale;|p.scale;|Unit
+backward-dk-shape|lib/Dialect/Flash/IR/FlashBackwardOps.cpp|{getKey(), "dk", "K's [B, Hkv, Sk, D]"},|{getQuery(), "dk", "K's [B, Hkv, Sk, D]"},|Dialect/Flash/attention-backward-roundtrip.mlir Dialect/Flash/attention-backward-invalid.mlir
 fuzz-nul-terminator|fuzz/FlashParseFuzzer.cpp|parseSourceString<ModuleOp>(source, config, "fuzz-input");|parseSourceString<ModuleOp>(StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz-input");|Tools/Fuzz/corpus-replay.test
 EOF
 )

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "flash/Dialect/Flash/IR/FlashOps.h"
+#include "AttentionVerifier.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -17,13 +18,12 @@
 using namespace mlir;
 using namespace mlir::flash;
 
-/// Checks that `region` (non-empty, one block) has the block arguments
-/// `argTypes`, ends in a flash.yield of one `yieldType` value and holds no
-/// op that writes, allocates or frees memory (an op whose effects are
-/// unknown is refused too: it may do any of them).
-static LogicalResult verifyModRegion(Operation *op, Region &region,
-                                     StringRef name, TypeRange argTypes,
-                                     Type yieldType) {
+/// An op whose effects are unknown is refused too: it may do any of them.
+LogicalResult mlir::flash::rules::verifyModRegion(Operation *op,
+                                                   Region &region,
+                                                   StringRef name,
+                                                   TypeRange argTypes,
+                                                   Type yieldType) {
   Block &block = region.front();
   if (block.getNumArguments() != argTypes.size())
     return op->emitOpError()
@@ -64,35 +64,11 @@ static LogicalResult verifyModRegion(Operation *op, Region &region,
 }
 
 LogicalResult AttentionOp::verifyRegions() {
-  bool buffers = hasPureBufferSemantics();
-  for (auto [n, capture] : llvm::enumerate(getCaptures())) {
-    auto type = cast<ShapedType>(capture.getType());
-    if (!isa<RankedTensorType, MemRefType>(type) ||
-        isa<MemRefType>(type) != buffers)
-      return emitOpError() << "capture #" << n << " must be a ranked "
-                           << (buffers ? "memref" : "tensor")
-                           << " like the query, got " << type;
-    if (!type.getElementType().isIntOrFloat())
-      return emitOpError() << "capture #" << n
-                           << " must have an integer or float element type, "
-                              "got "
-                           << type.getElementType();
-  }
-  Builder b(getContext());
-  Type index = b.getIndexType();
-  SmallVector<Type> maskArgs(4, index);
-  llvm::append_range(maskArgs, getCaptures().getTypes());
-  SmallVector<Type> scoreArgs = {b.getF32Type()};
-  llvm::append_range(scoreArgs, maskArgs);
-  if (!getScoreMod().empty() &&
-      failed(verifyModRegion(*this, getScoreMod(), "score_mod", scoreArgs,
-                             b.getF32Type())))
-    return failure();
-  if (!getMaskMod().empty() &&
-      failed(verifyModRegion(*this, getMaskMod(), "mask_mod", maskArgs,
-                             b.getI1Type())))
-    return failure();
-  return success();
+  return rules::verifyModRegions(*this);
+}
+
+LogicalResult AttentionBackwardOp::verifyRegions() {
+  return rules::verifyModRegions(*this);
 }
 
 LogicalResult TileUpdateOp::verifyRegions() {
@@ -102,12 +78,12 @@ LogicalResult TileUpdateOp::verifyRegions() {
     if (!getLogits() && !getSoftcap())
       return emitOpError("a score_mod needs scores in logit units: set "
                          "'logits' (or 'softcap')");
-    if (failed(verifyModRegion(*this, getScoreMod(), "score_mod",
+    if (failed(rules::verifyModRegion(*this, getScoreMod(), "score_mod",
                                {f32, index, index}, f32)))
       return failure();
   }
   if (!getMaskMod().empty() &&
-      failed(verifyModRegion(*this, getMaskMod(), "mask_mod", {index, index},
+      failed(rules::verifyModRegion(*this, getMaskMod(), "mask_mod", {index, index},
                              b.getI1Type())))
     return failure();
   return success();

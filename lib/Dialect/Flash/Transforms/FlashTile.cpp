@@ -64,6 +64,14 @@ struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
   using Base::Base;
 
   void runOnOperation() override {
+    // The backward has its op and its reference (flash::ref) but no tiling
+    // yet: say so at the op rather than leave it for a later pass to trip on.
+    WalkResult backward = getOperation()->walk([](AttentionBackwardOp op) {
+      op.emitOpError("flash-tile does not tile the backward pass yet");
+      return WalkResult::interrupt();
+    });
+    if (backward.wasInterrupted())
+      return signalPassFailure();
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
     for (AttentionOp op : ops)

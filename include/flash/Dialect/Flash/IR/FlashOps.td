@@ -374,6 +374,7 @@ def Flash_TileFinalizeOp : Flash_Op<"tile_finalize", [Pure]> {
   }];
 }
 
+include "flash/Dialect/Flash/IR/FlashBackwardOps.td"
 include "flash/Dialect/Flash/IR/FlashTileOps.td"
 include "flash/Dialect/Flash/IR/FlashPipelineOps.td"
 

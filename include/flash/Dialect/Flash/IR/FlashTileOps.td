@@ -127,7 +127,8 @@ def Flash_KVLoopOp : Flash_Op<"kv_loop", [
 
 def Flash_YieldOp : Flash_Op<"yield", [
     Pure, Terminator, ReturnLike,
-    ParentOneOf<["GridOp", "KVLoopOp", "AttentionOp", "TileUpdateOp"]>]> {
+    ParentOneOf<["GridOp", "KVLoopOp", "AttentionOp", "AttentionBackwardOp",
+                "TileUpdateOp"]>]> {
   let summary = "Terminates a grid program, gives a KV loop's next state or "
                 "a score_mod / mask_mod region's value";
   let arguments = (ins Variadic<AnyType>:$values);
