@@ -371,6 +371,19 @@ template <typename OpTy> LogicalResult verifyModRegions(OpTy op) {
   return success();
 }
 
+/// Outputs (`what`) are results in the tensor form and `outs` in the memref
+/// form, never both.
+template <typename OpTy>
+LogicalResult verifyOutputForm(OpTy op, StringRef what) {
+  if (op.hasPureBufferSemantics() && !op->getResults().empty())
+    return op.emitOpError() << "memref form writes " << what
+                            << " to 'outs' and must not return results";
+  if (!op.hasPureBufferSemantics() && !op.getOuts().empty())
+    return op.emitOpError() << "tensor form returns " << what
+                            << " and must not have 'outs'";
+  return success();
+}
+
 /// The memory effects of both ops: none in the tensor form; the memref form
 /// reads its inputs and writes its `outs`.
 template <typename OpTy>

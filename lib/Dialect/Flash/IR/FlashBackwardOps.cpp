@@ -86,12 +86,8 @@ LogicalResult AttentionBackwardOp::verify() {
 
   // dQ, dK, dV: results on tensors, `outs` on memrefs.
   bool buffers = hasPureBufferSemantics();
-  if (buffers && !getResults().empty())
-    return emitOpError("memref form writes dq, dk and dv to 'outs' and must "
-                       "not return results");
-  if (!buffers && !getOuts().empty())
-    return emitOpError("tensor form returns dq, dk and dv and must not have "
-                       "'outs'");
+  if (failed(verifyOutputForm(*this, "dq, dk and dv")))
+    return failure();
   ValueRange grads = getGradients();
   if (grads.size() != 3)
     return emitOpError() << "expects dq, dk and dv as "

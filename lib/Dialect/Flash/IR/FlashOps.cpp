@@ -203,12 +203,8 @@ LogicalResult AttentionOp::verify() {
   Type elementType = cast<ShapedType>(getQuery().getType()).getElementType();
 
   // Outputs: results on tensors, `outs` on memrefs; O then optional LSE.
-  if (buffers && !getResults().empty())
-    return emitOpError("memref form writes its outputs to 'outs' and must not "
-                       "return results");
-  if (!buffers && !getOuts().empty())
-    return emitOpError("tensor form returns its outputs and must not have "
-                       "'outs'");
+  if (failed(rules::verifyOutputForm(*this, "its outputs")))
+    return failure();
   ValueRange outputs = getOutputs();
   if (outputs.empty() || outputs.size() > 2)
     return emitOpError() << "expects O and optionally LSE as "
