@@ -27,7 +27,7 @@ fills a cache for machines without the compiler (flashmlir.cache).
 # test/Integration/Python/import-layers.test; this file only re-exports them and
 # registers the PyTorch operator.
 from . import runtime
-from .errors import FlashError
+from .errors import FlashError, FlashTypeError, FlashValueError
 from .runtime import Kernel, device_info, load_runtime, set_allocator
 from .runtime import use_torch_allocator  # noqa: F401 - public, not in __all__
 from .variants import Variant
@@ -35,7 +35,7 @@ from .blockmask import BlockMask, block_mask_from_mask, doc_block_mask
 from .cache import set_compiler
 from .ops import attention, precompile, set_cache_dir, set_chip, variant_for
 
-__all__ = ["FlashError", "Kernel", "load_runtime", "device_info", "set_allocator",
+__all__ = ["FlashError", "FlashTypeError", "FlashValueError", "Kernel", "load_runtime", "device_info", "set_allocator",
            "attention", "precompile", "variant_for", "set_cache_dir", "set_chip",
            "set_compiler", "Variant", "BlockMask", "block_mask_from_mask", "doc_block_mask"]
 

@@ -38,7 +38,7 @@ import subprocess
 import threading
 import time
 
-from .errors import FlashError
+from .errors import FlashError, FlashValueError
 from .runtime import CombineKernel, Kernel, device_info
 from .variants import Combine
 
@@ -87,16 +87,19 @@ class Compiler:
             command = shlex.split(command)
         self.command = [str(c) for c in command]
         if not self.command:
-            raise ValueError("empty compiler command")
+            raise FlashValueError("empty compiler command")
         self.files = [os.path.abspath(f) for f in files]
         self.env = dict(env or {})
         self._id = None
 
     @property
     def id(self):
-        """12 hex digits: the command and the content of the files it runs."""
+        """12 hex digits: the command, its extra environment (which may change
+        what it builds) and the content of the files it runs."""
         if self._id is None:
             h = hashlib.sha256("\0".join(self.command).encode())
+            for name, value in sorted(self.env.items()):
+                h.update(f"\0{name}={value}".encode())
             files = list(self.files)
             for arg in self.command:
                 path = shutil.which(arg) if os.sep not in arg else arg

@@ -19,7 +19,7 @@ import os
 import struct
 import threading
 
-from .errors import FlashError
+from .errors import FlashError, FlashTypeError
 
 __all__ = ["Kernel", "CombineKernel", "load_runtime", "device_info", "set_allocator",
            "use_torch_allocator"]
@@ -343,9 +343,9 @@ class Kernel:
 
     def __init__(self, artifact_path, func):
         if not isinstance(artifact_path, (str, bytes, os.PathLike)):
-            raise TypeError(f"artifact_path must be a path, not {type(artifact_path).__name__}")
+            raise FlashTypeError(f"artifact_path must be a path, not {type(artifact_path).__name__}")
         if not isinstance(func, str):
-            raise TypeError(f"func must be a str, not {type(func).__name__}")
+            raise FlashTypeError(f"func must be a str, not {type(func).__name__}")
         self._handle = None
         _check_path("artifact path", artifact_path)
         _check_path("function name", func)
@@ -404,7 +404,7 @@ class Kernel:
                              f"{' (' + kinds + ')' if want else ''}, got {len(captures)}")
         for i, (t, c) in enumerate(zip(captures, want)):
             if not isinstance(t, tensor):
-                raise TypeError(f"capture {i} must be a torch.Tensor, not {type(t).__name__}")
+                raise FlashTypeError(f"capture {i} must be a torch.Tensor, not {type(t).__name__}")
             got = _DTYPE_NAMES.get(_torch_dtypes.get(t.dtype, 0))
             if got != c.get("dtype"):
                 raise FlashError(f"capture {i} is {t.dtype} but {self.func} takes "
@@ -438,7 +438,7 @@ class Kernel:
         for name, t in (("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse),
                         ("kv_lens", kv_lens), ("block_table", block_table)):
             if not isinstance(t, tensor) and (t is not None or name in ("q", "k", "v")):
-                raise TypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+                raise FlashTypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
         captures = self._with_block_mask(captures, block_mask)
         captures = self._check_captures(captures, tensor)
         # The runtime leaves the pointer checks to PyTorch (see load_runtime),

@@ -142,6 +142,19 @@ class Cache(unittest.TestCase):
             if text == "echo one":
                 first = ids
         self.assertNotEqual(first, ids)  # same command, another script
+        # Every other part of the key: a listed file's content, the extra
+        # environment; the same parts give the same id.
+        extra = os.path.join(self.tmp, "pipeline.txt")
+        with open(extra, "w") as f:
+            f.write("v1")
+        before = Compiler(["bash", script], files=[extra]).id
+        self.assertEqual(before, Compiler(["bash", script], files=[extra]).id)
+        with open(extra, "w") as f:
+            f.write("v2")
+        os.utime(extra, ns=(10**18 + 7, 10**18 + 7))
+        self.assertNotEqual(before, Compiler(["bash", script], files=[extra]).id)
+        self.assertNotEqual(Compiler(["bash", script], env={"X": "1"}).id,
+                            Compiler(["bash", script], env={"X": "2"}).id)
 
     def test_chip(self):
         self.assertEqual(chip_for_device(9, 0), "sm_90a")
@@ -281,6 +294,19 @@ class Binding(unittest.TestCase):
                 flashmlir.Kernel(path, func)
         with self.assertRaisesRegex(FlashError, "contains a NUL byte"):
             flashmlir.load_runtime("/nonexistent\0/libflashrt.so")
+
+    def test_wrong_types_are_flash_errors(self):
+        # Every user error is a FlashError; a wrong type is also a TypeError
+        # (and an empty compiler command a ValueError), as Python expects.
+        for path, func in ((42, "fake"), (self.noload, 7)):
+            with self.assertRaises(flashmlir.FlashTypeError):
+                flashmlir.Kernel(path, func)
+            with self.assertRaises(TypeError):
+                flashmlir.Kernel(path, func)
+        with self.assertRaisesRegex(FlashError, "empty compiler command"):
+            Compiler([])
+        with self.assertRaises(ValueError):
+            Compiler("")
 
     def test_malformed_abi(self):
         lib = flashmlir.load_runtime()
