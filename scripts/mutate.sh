@@ -44,6 +44,15 @@ plan-uniform-pingpong|lib/Dialect/Flash/Transforms/FlashPlan.cpp|uniformBlocks &
 reference-bwd-no-d|lib/Reference/Reference.cpp|probs[j - lo] * (dprobs[j - lo] - dsum) *|probs[j - lo] * dprobs[j - lo] *|Unit
 reference-bwd-no-mod-prime|lib/Reference/Reference.cpp|fprime[j - lo] * p.scale;|p.scale;|Unit
 backward-dk-shape|lib/Dialect/Flash/IR/FlashBackwardOps.cpp|{getKey(), "dk", "K's [B, Hkv, Sk, D]"},|{getQuery(), "dk", "K's [B, Hkv, Sk, D]"},|Dialect/Flash/attention-backward-roundtrip.mlir Dialect/Flash/attention-backward-invalid.mlir
+bwd-wrong-d|lib/Dialect/Flash/Transforms/FlashTileBackward.cpp|Value p = arith::MulFOp::create(nb, l, x, y);|Value p = arith::MulFOp::create(nb, l, x, x);|Integration/CPU/backward.mlir
+bwd-p-without-lse|lib/Dialect/Flash/Transforms/FlashBackwardRecompute.cpp|arith::MulFOp::create(b, l, a[0], tb.f32(kLog2e));|tb.f32(0.0);|Integration/CPU/backward.mlir
+bwd-empty-row-lse|lib/Dialect/Flash/Transforms/FlashBackwardRecompute.cpp|tb.f32(inf), scaled);|scaled, scaled);|Integration/CPU/backward.mlir
+bwd-no-mod-prime|lib/Dialect/Flash/Transforms/FlashBackwardRecompute.cpp|x = arith::MulFOp::create(b, l, x, a[2]);|(void)a[2];|Integration/CPU/backward.mlir
+bwd-ds-no-scale|lib/Dialect/Flash/Transforms/FlashBackwardRecompute.cpp|x = arith::MulFOp::create(b, l, x, tb.f32(scale));|(void)scale;|Integration/CPU/backward.mlir
+bwd-dk-operand-swapped|lib/Dialect/Flash/Transforms/FlashBackwardRecompute.cpp|Value dk = tb.matmul(dsElt, op.getQuery(), op.getDk(),|Value dk = tb.matmul(dsElt, op.getKey(), op.getDk(),|Integration/CPU/backward.mlir
+bwd-unmasked-band|lib/Dialect/Flash/Transforms/FlashTileBackward.cpp|ib.sub(ib.sub(ib.add(col0, ib.c(bn - 1)), off), ib.c(right));|ib.sub(ib.sub(col0, off), ib.c(right));|Integration/CPU/backward.mlir
+bwd-query-blocks-causal|lib/Dialect/Flash/Transforms/FlashTileBackward.cpp|lo = ib.min(ib.divui(first, ib.c(bm)), numM);|lo = ib.min(ib.add(ib.divui(first, ib.c(bm)), ib.c(1)), numM);|Integration/CPU/backward.mlir
+derivative-tanh|lib/Dialect/Flash/Utils/ModDerivative.cpp|return mul(d[0], add(constant(t, 1.0), neg(mul(r, r))));|return mul(d[0], add(constant(t, 1.0), mul(r, r)));|Unit
 fuzz-nul-terminator|fuzz/FlashParseFuzzer.cpp|parseSourceString<ModuleOp>(source, config, "fuzz-input");|parseSourceString<ModuleOp>(StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz-input");|Tools/Fuzz/corpus-replay.test
 EOF
 )
@@ -75,7 +84,8 @@ targets() {
       Dialect/*|Conversion/*|Pipelines/*) out+=(flash-opt) ;;
       Integration/CPU/*) out+=(flash-run) ;;
       Tools/Fuzz/corpus-replay*) out+=(flash-fuzz-parse) ;;
-      Unit) out+=(FlashRuntimeTests FlashRuntimeFakeDriverTests FlashReferenceTests) ;;
+      Unit) out+=(FlashRuntimeTests FlashRuntimeFakeDriverTests FlashReferenceTests
+                  FlashUtilsTests FlashTileArithTests) ;;
       *) out+=(all) ;;
     esac
   done

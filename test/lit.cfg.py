@@ -23,7 +23,7 @@ config.substitutions.append(("%mlir_lib_dir", config.mlir_lib_dir))
 # re-runs the named pipeline, whose flash stages then have nothing to do).
 _cleanups = ",".join(p + ",canonicalize,cse" for p in [
     "flash-fold-gqa", "flash-plan", "flash-split-kv", "flash-tile",
-    "flash-online-softmax", "flash-tile-to-scf"])
+    "flash-online-softmax", "flash-backward-recompute", "flash-tile-to-scf"])
 config.substitutions.append(
     ("%cleanups", "builtin.module(" + _cleanups + ",flash-lower-to-cpu)"))
 

@@ -66,6 +66,7 @@ mlir::flash::buildFlashLowerToCPUPipeline(OpPassManager &pm,
   pm.addPass(createFlashSplitKV());
   pm.addPass(createFlashTile());
   pm.addPass(createFlashOnlineSoftmax());
+  pm.addPass(createFlashBackwardRecompute());
   pm.addPass(createFlashTileToSCF());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

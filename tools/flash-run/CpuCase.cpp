@@ -3,7 +3,8 @@
 // Lays out a case's arguments, draws its inputs (uniform, or large logits
 // with outliers and late row maxima; NaN in every K/V row that holds no live
 // key), computes the reference, runs the kernel through its packed C
-// interface and compares O and LSE; see CpuCase.h.
+// interface and compares O and LSE, or, for a backward kernel, dQ, dK and
+// dV; see CpuCase.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace ::flash::run;
@@ -44,6 +46,11 @@ CaseLayout::CaseLayout(const Case &c, int64_t d, int64_t dv, int64_t pageSize,
   shapes[KvLens] = {1, 1, 1, c.b};
   shapes[Table] = {1, 1, c.b, pagesPerSeq};
   shapes[Alibi] = {1, 1, alibiRank == 2 ? c.b : 1, c.hq};
+  // The backward's: dO like O, the gradients like what they differentiate.
+  shapes[DO] = shapes[O];
+  shapes[DQ] = shapes[Q];
+  shapes[DK] = shapes[K];
+  shapes[DV] = shapes[V];
   shapes[Capture] = {1, 1, 1, 1}; // Unused: CpuMods.h sizes captures.
   shapes[Hint] = {1, 1, 1, 4};    // Set by setHint.
   // bshd on the page pool gives [num_pages, page_size, Hkv, D] storage.
@@ -82,6 +89,70 @@ struct Tensor {
   ref::View4 view() const { return {data, strides}; }
   ref::MutView4 mutView() { return {data, strides}; }
 };
+
+/// Q, K and V drawn uniform in [-1, 1]; with `large`, large logits where
+/// the online softmax can go wrong: outliers, and the row maxima in late KV
+/// blocks so that the running max changes and the rescale of earlier blocks
+/// matters (an unshifted exp overflows).
+void drawInputs(Tensor &q, Tensor &k, Tensor &v, const CaseLayout &layout,
+                std::mt19937 &rng, bool large) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (Tensor *t : {&q, &k, &v})
+    for (float &x : MutableArrayRef<float>(t->data, t->size))
+      x = dist(rng);
+  if (!large)
+    return;
+  std::uniform_int_distribution<int> outlier(0, 31);
+  for (Tensor *t : {&q, &k})
+    for (float &x : MutableArrayRef<float>(t->data, t->size))
+      if (outlier(rng) == 0)
+        x *= 8.0f;
+  const ref::Shape4 &ks = layout.shapes[K];
+  for (int64_t x = 0; x < ks[0]; ++x)
+    for (int64_t h = 0; h < ks[1]; ++h)
+      for (int64_t r = 0; r < ks[2]; ++r)
+        for (int64_t d = 0; d < ks[3]; ++d)
+          k.mutView().at(x, h, r, d) *= 1.0f + 2.0f * float(r) / float(ks[2]);
+}
+
+/// The reference's parameters of case `c`: the kernel's semantics, and the
+/// ALiBi slopes and captures drawn per case (their buffers, which the
+/// kernel reads too, in `slopes` and `captures`); score_mod / mask_mod
+/// evaluate the op's regions (CpuMods.h), failures reported in `modError`.
+llvm::Error drawParams(const Kernel &kernel, const Case &c, std::mt19937 &rng,
+                       const CaseOptions &opts, ArgBuffer &slopes,
+                       std::vector<ArgBuffer> &captures,
+                       ref::AttentionParams &params,
+                       std::shared_ptr<std::string> modError) {
+  if (kernel.sem.alibiRank)
+    slopes = ArgBuffer(drawSlopes(kernel.sem.alibiRank, c, rng));
+  for (auto [rule, type] :
+       llvm::zip_equal(opts.captures, kernel.captureTypes())) {
+    llvm::Expected<SmallVector<int64_t, 4>> sizes = captureSizes(rule, type, c);
+    if (!sizes)
+      return sizes.takeError();
+    captures.push_back(ArgBuffer(
+        drawCapture(rule, type.getElementType().isF32(),
+                    std::vector<int64_t>(sizes->begin(), sizes->end()), rng)));
+  }
+  params.batch = c.b, params.headsQ = c.hq, params.headsKV = c.hkv;
+  params.seqQ = c.sq, params.seqK = c.sk;
+  params.headDim = kernel.headDim(), params.headDimV = kernel.headDimV();
+  params.scale =
+      kernel.sem.scale.value_or(1.0 / std::sqrt(double(kernel.headDim())));
+  params.causal = kernel.sem.causal;
+  params.windowLeft = kernel.sem.windowLeft;
+  params.windowRight = kernel.sem.windowRight;
+  params.softcap = kernel.sem.softcap;
+  if (kernel.sem.alibiRank) {
+    params.alibiSlopes = slopes.f.data();
+    params.alibiPerBatch = kernel.sem.alibiRank == 2;
+  }
+  setModCallbacks(kernel.scoreMod, kernel.maskMod,
+                  std::vector<HostCapture>(captures.begin(), captures.end()),
+                  params, modError);
+  return llvm::Error::success();
+}
 
 using ref::compare;
 using ref::Diff;
@@ -122,26 +193,7 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
   Tensor refO(layout.shapes[O], ref::contiguousStrides(layout.shapes[O]));
   Tensor refLse(layout.shapes[Lse], layout.strides[Lse]);
 
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (Tensor *t : {&q, &k, &v})
-    for (float &x : MutableArrayRef<float>(t->data, t->size))
-      x = dist(rng);
-  if (opts.largeInputs) {
-    // Large logits where the online softmax can go wrong: outliers, and the
-    // row maxima in late KV blocks so that the running max changes and the
-    // rescale of earlier blocks matters (an unshifted exp overflows).
-    std::uniform_int_distribution<int> outlier(0, 31);
-    for (Tensor *t : {&q, &k})
-      for (float &x : MutableArrayRef<float>(t->data, t->size))
-        if (outlier(rng) == 0)
-          x *= 8.0f;
-    const ref::Shape4 &ks = layout.shapes[K];
-    for (int64_t x = 0; x < ks[0]; ++x)
-      for (int64_t h = 0; h < ks[1]; ++h)
-        for (int64_t r = 0; r < ks[2]; ++r)
-          for (int64_t d = 0; d < ks[3]; ++d)
-            k.mutView().at(x, h, r, d) *= 1.0f + 2.0f * float(r) / float(ks[2]);
-  }
+  drawInputs(q, k, v, layout, rng, opts.largeInputs);
 
   const bool paged = kernel.sem.paged, hasLens = kernel.sem.kvLens;
   std::vector<int32_t> lens, table;
@@ -171,40 +223,15 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
                   std::numeric_limits<float>::quiet_NaN();
   }
 
-  // ALiBi slopes and the captures, drawn per case.
   ArgBuffer slopes;
-  if (kernel.sem.alibiRank)
-    slopes = ArgBuffer(drawSlopes(kernel.sem.alibiRank, c, rng));
   std::vector<ArgBuffer> captures;
-  for (auto [rule, type] : llvm::zip_equal(opts.captures, kernel.captureTypes())) {
-    llvm::Expected<SmallVector<int64_t, 4>> sizes = captureSizes(rule, type, c);
-    if (!sizes)
-      return sizes.takeError();
-    captures.push_back(ArgBuffer(
-        drawCapture(rule, type.getElementType().isF32(),
-                    std::vector<int64_t>(sizes->begin(), sizes->end()), rng)));
-  }
-
   ref::AttentionParams params;
-  params.batch = c.b, params.headsQ = c.hq, params.headsKV = c.hkv;
-  params.seqQ = c.sq, params.seqK = c.sk;
-  params.headDim = kernel.headDim(), params.headDimV = kernel.headDimV();
-  params.scale =
-      kernel.sem.scale.value_or(1.0 / std::sqrt(double(kernel.headDim())));
-  params.causal = kernel.sem.causal;
-  params.windowLeft = kernel.sem.windowLeft;
-  params.windowRight = kernel.sem.windowRight;
-  params.softcap = kernel.sem.softcap;
+  auto modError = std::make_shared<std::string>();
+  if (llvm::Error err =
+          drawParams(kernel, c, rng, opts, slopes, captures, params, modError))
+    return std::move(err);
   if (hasLens)
     params.kvLens = lens.data();
-  if (kernel.sem.alibiRank) {
-    params.alibiSlopes = slopes.f.data();
-    params.alibiPerBatch = kernel.sem.alibiRank == 2;
-  }
-  auto modError = std::make_shared<std::string>();
-  setModCallbacks(kernel.scoreMod, kernel.maskMod,
-                  std::vector<HostCapture>(captures.begin(), captures.end()),
-                  params, modError);
   // The block-mask hint, derived from the mask_mod the reference evaluates
   // (the reference itself never sees it).
   std::vector<int32_t> hint;
@@ -323,6 +350,127 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
   os << " time=" << llvm::format("%.3g", median) << " ms";
   if (dO.nans || dLse.nans)
     os << " NaN/unwritten: O=" << dO.nans << " LSE=" << dLse.nans;
+  os << (ok ? "  PASS\n" : "  FAIL\n");
+  return ok;
+}
+
+llvm::Expected<bool> cpu::runBackwardCase(const Kernel &kernel,
+                                          void (*fn)(void **), const Case &c,
+                                          const CaseLayout &layout,
+                                          std::mt19937 &rng,
+                                          const CaseOptions &opts) {
+  auto tensor = [&](ArgRole role) {
+    return Tensor(layout.shapes[role], layout.strides[role]);
+  };
+  auto contiguous = [&](ArgRole role) {
+    return Tensor(layout.shapes[role],
+                  ref::contiguousStrides(layout.shapes[role]));
+  };
+  Tensor q = tensor(Q), k = tensor(K), v = tensor(V), o = tensor(O),
+         lse = tensor(Lse), dO = tensor(DO), dq = tensor(DQ), dk = tensor(DK),
+         dv = tensor(DV);
+  Tensor refDq = contiguous(DQ), refDk = contiguous(DK), refDv = contiguous(DV);
+  drawInputs(q, k, v, layout, rng, opts.largeInputs);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float &x : MutableArrayRef<float>(dO.data, dO.size))
+    x = dist(rng);
+
+  ArgBuffer slopes;
+  std::vector<ArgBuffer> captures;
+  ref::AttentionParams params;
+  auto modError = std::make_shared<std::string>();
+  if (llvm::Error err =
+          drawParams(kernel, c, rng, opts, slopes, captures, params, modError))
+    return std::move(err);
+  // score_mod': a central difference of the region evaluated in double (the
+  // user's IR, not the derivative the lowering writes, is the oracle).
+  if (params.scoreMod)
+    params.scoreModGrad = [f = params.scoreMod](double s, int64_t b, int64_t h,
+                                                int64_t i, int64_t j) {
+      double step = 1e-4 * std::max(1.0, std::fabs(s));
+      return (f(s + step, b, h, i, j) - f(s - step, b, h, i, j)) / (2 * step);
+    };
+  // The kernel's O and LSE are the forward reference's, as a training step
+  // would have saved them.
+  std::string refErr = ref::attention(params, q.view(), k.view(), v.view(),
+                                      o.mutView(), lse.data);
+  if (refErr.empty())
+    refErr = ref::attentionBackward(params, q.view(), k.view(), v.view(),
+                                    dO.view(), refDq.mutView(), refDk.mutView(),
+                                    refDv.mutView());
+  if (!refErr.empty())
+    return makeError("the reference rejects the case: " + refErr);
+  if (!modError->empty())
+    return makeError(*modError);
+
+  auto desc4 = [&](Tensor &t, ArgRole role) {
+    return descriptor<float, 4>(t.data, layout.argSizes(role),
+                                layout.argStrides(role));
+  };
+  StridedMemRefType<float, 4> descs[] = {
+      desc4(q, Q),   desc4(k, K),   desc4(v, V),   desc4(o, O),
+      desc4(dO, DO), desc4(dq, DQ), desc4(dk, DK), desc4(dv, DV)};
+  auto lseDesc = descriptor<float, 3>(lse.data, layout.argSizes(Lse),
+                                      layout.argStrides(Lse));
+  slopes.describe();
+  for (ArgBuffer &capture : captures)
+    capture.describe();
+  void *descPtrs[NumRoles] = {};
+  const ArgRole descRoles[] = {Q, K, V, O, DO, DQ, DK, DV};
+  for (auto [role, desc] : llvm::zip_equal(descRoles, descs))
+    descPtrs[role] = &desc;
+  descPtrs[Lse] = &lseDesc;
+  descPtrs[Alibi] = slopes.desc.data();
+  SmallVector<void *> captureDescs;
+  for (ArgBuffer &capture : captures)
+    captureDescs.push_back(capture.desc.data());
+  SmallVector<void *, 12> args;
+  unsigned nextCapture = 0;
+  for (ArgRole role : kernel.roles)
+    args.push_back(role == Capture ? &captureDescs[nextCapture++]
+                                   : &descPtrs[role]);
+
+  std::vector<double> times;
+  for (unsigned r = 0; r < opts.repeat; ++r) {
+    // NaN poison: an element the kernel forgets to write cannot pass.
+    for (Tensor *t : {&dq, &dk, &dv})
+      llvm::fill(t->storage, std::numeric_limits<float>::quiet_NaN());
+    auto start = std::chrono::steady_clock::now();
+    fn(args.data());
+    auto stop = std::chrono::steady_clock::now();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(stop - start).count());
+  }
+  llvm::sort(times);
+  double median = times[times.size() / 2];
+
+  // A gradient passes where max |got - want| <= tol * (1 + max |want|): the
+  // gradients are sums over whole sequences, so their f32 rounding grows
+  // with their size, as the relative part allows.
+  llvm::raw_ostream &os = llvm::outs();
+  os << "B=" << c.b << " Hq=" << c.hq << " Hkv=" << c.hkv << " Sq=" << c.sq
+     << " Sk=" << c.sk << " D=" << kernel.headDim()
+     << " Dv=" << kernel.headDimV() << " layout=" << opts.layout << ":";
+  bool ok = true;
+  for (auto [name, got, want, role] :
+       {std::tuple("dQ", &dq, &refDq, DQ), std::tuple("dK", &dk, &refDk, DK),
+        std::tuple("dV", &dv, &refDv, DV)}) {
+    const ref::Shape4 &shape = layout.shapes[role];
+    Diff diff = compare(got->view(), want->view(), shape);
+    double scale = 0.0;
+    ref::View4 w = want->view();
+    for (int64_t b = 0; b < shape[0]; ++b)
+      for (int64_t h = 0; h < shape[1]; ++h)
+        for (int64_t s = 0; s < shape[2]; ++s)
+          for (int64_t d = 0; d < shape[3]; ++d)
+            scale = std::max(scale, double(std::fabs(w.at(b, h, s, d))));
+    ok &= diff.nans == 0 && diff.maxErr <= opts.tol * (1.0 + scale);
+    os << " max|" << name << "|=" << llvm::format("%.1e", diff.maxErr)
+       << " (of " << llvm::format("%.1e", scale) << ")";
+    if (diff.nans)
+      os << " NaN/unwritten=" << diff.nans;
+  }
+  os << " time=" << llvm::format("%.3g", median) << " ms";
   os << (ok ? "  PASS\n" : "  FAIL\n");
   return ok;
 }

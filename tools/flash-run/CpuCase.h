@@ -78,6 +78,15 @@ llvm::Expected<bool> runCase(const Kernel &kernel, void (*fn)(void **),
                              const Case &c, const CaseLayout &layout,
                              std::mt19937 &rng, const CaseOptions &opts);
 
+/// The same for a backward kernel: fresh Q, K, V and dO, the forward
+/// reference's O and LSE as its inputs, dQ, dK and dV poisoned, then
+/// compared with ref::attentionBackward (a score_mod's derivative taken by
+/// central differences of its region).
+llvm::Expected<bool> runBackwardCase(const Kernel &kernel, void (*fn)(void **),
+                                     const Case &c, const CaseLayout &layout,
+                                     std::mt19937 &rng,
+                                     const CaseOptions &opts);
+
 } // namespace flash::run::cpu
 
 #endif // FLASH_TOOLS_FLASH_RUN_CPUCASE_H

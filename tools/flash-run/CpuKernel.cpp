@@ -80,8 +80,18 @@ llvm::Error parseReferenceAttrs(StringRef text, Semantics &sem) {
   return llvm::Error::success();
 }
 
-/// The argument roles of a function computing `sem`, with LSE if `lse`.
-SmallVector<ArgRole, 7> argRoles(const Semantics &sem, bool lse) {
+/// The argument roles of a function computing `sem`, with LSE if `lse`;
+/// the backward's with `backward`.
+SmallVector<ArgRole, 7> argRoles(const Semantics &sem, bool lse,
+                                 bool backward = false) {
+  if (backward) {
+    SmallVector<ArgRole, 7> roles = {Q, K, V, O, Lse, DO};
+    if (sem.alibiRank)
+      roles.push_back(Alibi);
+    roles.append(sem.numCaptures, Capture);
+    roles.append({DQ, DK, DV});
+    return roles;
+  }
   SmallVector<ArgRole, 7> roles = {Q, K, V};
   if (sem.alibiRank)
     roles.push_back(Alibi);
@@ -103,19 +113,20 @@ SmallVector<ArgRole, 7> argRoles(const Semantics &sem, bool lse) {
 /// O[, LSE] signature and
 /// returns the argument roles and types.
 llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
-                           SmallVector<ArgRole, 7> &roles,
+                           bool backward, SmallVector<ArgRole, 7> &roles,
                            SmallVector<MemRefType, 7> &types) {
   FunctionType type = func.getFunctionType();
   unsigned n = type.getNumInputs();
-  roles = argRoles(sem, /*lse=*/false);
-  if (n == roles.size() + 1)
+  roles = argRoles(sem, /*lse=*/false, backward);
+  if (!backward && n == roles.size() + 1)
     roles = argRoles(sem, /*lse=*/true);
   if (n != roles.size() || type.getNumResults() != 0) {
     std::string list;
-    for (ArgRole r : argRoles(sem, false))
+    for (ArgRole r : argRoles(sem, false, backward))
       list += (list.empty() ? "" : ", ") + std::string(kArgNames[r]);
     return makeError("@" + func.getSymName() + " must take (" + list +
-                     "[, LSE]) memrefs and return nothing");
+                     (backward ? "" : "[, LSE]") +
+                     ") memrefs and return nothing");
   }
   for (auto [i, role] : llvm::enumerate(roles)) {
     auto t = dyn_cast<MemRefType>(type.getInput(i));
@@ -154,18 +165,8 @@ llvm::Error checkSignature(func::FuncOp func, const Semantics &sem,
   return llvm::Error::success();
 }
 
-/// Reads the semantics from the one flash.attention in `func`.
-llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
-                   Semantics &sem) {
-  if (!op.hasPureBufferSemantics())
-    return makeError("flash.attention must be in memref form (outs(...))");
-  if (op.getCuSeqlensQ())
-    return makeError("flash.attention with cu_seqlens is not supported by "
-                     "flash-run yet");
-  Type elementType = cast<ShapedType>(op.getQuery().getType()).getElementType();
-  if (!elementType.isF32())
-    return makeError("flash.attention on " + typeString(elementType) +
-                     " is not supported by flash-run yet (f32 only)");
+/// The arguments the one op of `func` must use, in order.
+SmallVector<Value> expectedArgs(mlir::flash::AttentionOp op) {
   SmallVector<Value> expected = {op.getQuery(), op.getKey(), op.getValue()};
   for (Value serving : {op.getAlibiSlopes(), op.getKvLens(), op.getBlockTable(),
                         op.getBlockMask()})
@@ -173,11 +174,40 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
       expected.push_back(serving);
   llvm::append_range(expected, op.getCaptures());
   llvm::append_range(expected, op.getOuts());
-  if (!llvm::equal(expected, func.getArguments()))
-    return makeError("flash.attention must use the arguments of @" +
-                     func.getSymName() +
-                     " directly, as Q, K, V, [alibi], [kv_lens], "
-                     "[block_table], [block_mask], [captures...], O[, LSE]");
+  return expected;
+}
+SmallVector<Value> expectedArgs(mlir::flash::AttentionBackwardOp op) {
+  SmallVector<Value> expected = {op.getQuery(), op.getKey(), op.getValue(),
+                                 op.getOut(),   op.getLse(), op.getGradOut()};
+  if (op.getAlibiSlopes())
+    expected.push_back(op.getAlibiSlopes());
+  llvm::append_range(expected, op.getCaptures());
+  llvm::append_range(expected, op.getOuts());
+  return expected;
+}
+
+/// Reads the semantics from the one flash.attention (or
+/// flash.attention_backward) in `func`.
+template <typename OpTy>
+llvm::Error readOp(OpTy op, func::FuncOp func, Semantics &sem) {
+  std::string name = op->getName().getStringRef().str();
+  if (!op.hasPureBufferSemantics())
+    return makeError(name + " must be in memref form (outs(...))");
+  if (op.getCuSeqlensQ())
+    return makeError(name + " with cu_seqlens is not supported by "
+                            "flash-run yet");
+  Type elementType = cast<ShapedType>(op.getQuery().getType()).getElementType();
+  if (!elementType.isF32())
+    return makeError(name + " on " + typeString(elementType) +
+                     " is not supported by flash-run yet (f32 only)");
+  if (!llvm::equal(expectedArgs(op), func.getArguments()))
+    return makeError(
+        name + " must use the arguments of @" + func.getSymName() +
+        (std::is_same_v<OpTy, mlir::flash::AttentionOp>
+             ? " directly, as Q, K, V, [alibi], [kv_lens], [block_table], "
+               "[block_mask], [captures...], O[, LSE]"
+             : " directly, as Q, K, V, O, LSE, dO, [alibi], [captures...], "
+               "dQ, dK, dV"));
   // The semantics come from the attribute dictionary itself, not from the
   // accessors the lowering uses (getEffectiveScale, getWindowLeft, ...): a
   // bug shared by checker and lowering would be invisible. An absent scale
@@ -188,7 +218,7 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
   sem.causal = bool(attrs.get("causal"));
   if (auto window = dyn_cast_or_null<DenseI64ArrayAttr>(attrs.get("window"))) {
     if (window.size() != 2)
-      return makeError("flash.attention's window must have two bounds");
+      return makeError(name + "'s window must have two bounds");
     sem.windowLeft = window[0];
     sem.windowRight = window[1];
   }
@@ -202,7 +232,7 @@ llvm::Error readOp(mlir::flash::AttentionOp op, func::FuncOp func,
   if (auto rows = dyn_cast_or_null<IntegerAttr>(attrs.get("block_mask_rows")))
     sem.blockMaskRows = rows.getInt();
   if (bool(op.getBlockMask()) != (sem.blockMaskRows > 0))
-    return makeError("flash.attention's block_mask needs block_mask_rows");
+    return makeError(name + "'s block_mask needs block_mask_rows");
   return llvm::Error::success();
 }
 
@@ -212,7 +242,12 @@ llvm::Expected<Kernel> cpu::selectKernel(ModuleOp module,
                                          const KernelOptions &opts) {
   auto holdsOp = [](func::FuncOp f) {
     return f
-        .walk([](mlir::flash::AttentionOp) { return WalkResult::interrupt(); })
+        .walk([](Operation *op) {
+          return isa<mlir::flash::AttentionOp,
+                     mlir::flash::AttentionBackwardOp>(op)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
         .wasInterrupted();
   };
   Kernel kernel;
@@ -237,8 +272,11 @@ llvm::Expected<Kernel> cpu::selectKernel(ModuleOp module,
   }
   StringRef name = kernel.func.getSymName();
 
-  SmallVector<mlir::flash::AttentionOp> ops;
-  kernel.func.walk([&](mlir::flash::AttentionOp op) { ops.push_back(op); });
+  SmallVector<Operation *> ops;
+  kernel.func.walk([&](Operation *op) {
+    if (isa<mlir::flash::AttentionOp, mlir::flash::AttentionBackwardOp>(op))
+      ops.push_back(op);
+  });
   if (ops.size() > 1)
     return makeError("@" + name + " holds " + Twine(ops.size()) +
                      " flash.attention ops; flash-run needs exactly one");
@@ -246,17 +284,32 @@ llvm::Expected<Kernel> cpu::selectKernel(ModuleOp module,
     if (opts.referenceAttrs)
       return makeError("--reference-attrs is only for functions without "
                        "flash.attention; the op's attributes are used");
-    if (llvm::Error err = readOp(ops.front(), kernel.func, kernel.sem))
-      return std::move(err);
+    auto backward = dyn_cast<mlir::flash::AttentionBackwardOp>(ops.front());
+    kernel.backward = bool(backward);
+    bool hasMods = false;
+    if (backward) {
+      if (llvm::Error err = readOp(backward, kernel.func, kernel.sem))
+        return std::move(err);
+      hasMods = backward.hasMods();
+    } else {
+      auto forward = cast<mlir::flash::AttentionOp>(ops.front());
+      if (llvm::Error err = readOp(forward, kernel.func, kernel.sem))
+        return std::move(err);
+      hasMods = forward.hasMods();
+    }
     // The regions, from a copy the lowering will not touch.
-    if (ops.front().hasMods()) {
+    if (hasMods) {
       kernel.oracle = std::make_shared<OwningOpRef<ModuleOp>>(module.clone());
       auto copy = (*kernel.oracle)->lookupSymbol<func::FuncOp>(name);
-      copy.walk([&](mlir::flash::AttentionOp op) {
-        if (!op.getScoreMod().empty())
-          kernel.scoreMod = &op.getScoreMod();
-        if (!op.getMaskMod().empty())
-          kernel.maskMod = &op.getMaskMod();
+      copy.walk([&](Operation *op) {
+        if (!isa<mlir::flash::AttentionOp, mlir::flash::AttentionBackwardOp>(
+                op))
+          return;
+        Region &scoreMod = op->getRegion(0), &maskMod = op->getRegion(1);
+        if (!scoreMod.empty())
+          kernel.scoreMod = &scoreMod;
+        if (!maskMod.empty())
+          kernel.maskMod = &maskMod;
       });
     }
   } else {
@@ -267,8 +320,8 @@ llvm::Expected<Kernel> cpu::selectKernel(ModuleOp module,
       return std::move(err);
   }
 
-  if (llvm::Error err = checkSignature(kernel.func, kernel.sem, kernel.roles,
-                                       kernel.argTypes))
+  if (llvm::Error err = checkSignature(kernel.func, kernel.sem, kernel.backward,
+                                       kernel.roles, kernel.argTypes))
     return std::move(err);
 
   // The page size is the pool's dim 2: static in K's type, or --page-size.

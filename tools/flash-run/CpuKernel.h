@@ -47,12 +47,17 @@ struct Semantics {
 
 /// What each function argument is; the values index per-role arrays
 /// (Capture, one role for all captures, has none).
+/// A backward function's O and LSE are inputs, dO its output gradient and
+/// dQ, dK, dV its outputs.
+// clang-format off
 enum ArgRole : unsigned {
-  Q, K, V, Alibi, KvLens, Table, Hint, Capture, O, Lse, NumRoles
+  Q, K, V, Alibi, KvLens, Table, Hint, Capture, O, Lse, DO, DQ, DK, DV,
+  NumRoles
 };
 inline constexpr const char *kArgNames[] = {
-    "Q",    "K",          "V",       "alibi", "kv_lens", "block_table",
-    "block_mask", "capture", "O",     "LSE"};
+    "Q", "K", "V", "alibi", "kv_lens", "block_table", "block_mask", "capture",
+    "O", "LSE", "dO", "dQ", "dK", "dV"};
+// clang-format on
 
 /// The rank of a role's argument (a capture's is its type's).
 inline unsigned roleRank(ArgRole role, unsigned alibiRank = 1) {
@@ -67,6 +72,9 @@ inline unsigned roleRank(ArgRole role, unsigned alibiRank = 1) {
 struct Kernel {
   mlir::func::FuncOp func;
   Semantics sem;
+  /// It holds flash.attention_backward: (Q, K, V, O, LSE, dO, [alibi],
+  /// [captures...], dQ, dK, dV).
+  bool backward = false;
   /// The role and type of each argument, in order.
   llvm::SmallVector<ArgRole, 7> roles;
   llvm::SmallVector<mlir::MemRefType, 7> argTypes;

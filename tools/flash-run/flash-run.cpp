@@ -40,9 +40,14 @@
 // or --page-size where that is dynamic. Every K/V element that holds no live
 // key (past kv_lens, spare pages) is NaN, so reading one fails the case.
 //
-// Output: one line per shape with the max abs errors of O and LSE and the
-// median time, then `flash-run: N/M cases passed`. Exit code 0 if all cases
-// pass, 1 if any fails, 2 on any usage, IR, pipeline or JIT error.
+// A function holding flash.attention_backward takes (Q, K, V, O, LSE, dO,
+// [alibi], [captures...], dQ, dK, dV): O and LSE are the forward
+// reference's, dQ, dK and dV are compared with the backward reference.
+//
+// Output: one line per shape with the max abs errors of O and LSE (or of
+// dQ, dK, dV) and the median time, then `flash-run: N/M cases passed`. Exit
+// code 0 if all cases pass, 1 if any fails, 2 on any usage, IR, pipeline or JIT
+// error.
 //
 // With --artifact=libX.so it runs a compiled GPU artifact instead, through
 // libflashrt (GpuRun.cpp, also built alone as flash-run-gpu); for entries
@@ -107,8 +112,9 @@ cl::opt<std::string> layoutOpt("layout", cl::init("bhsd"), cl::cat(runCat),
 cl::opt<uint64_t> seedOpt("seed", cl::cat(runCat),
                           cl::desc("Random seed (default: random_device)"));
 cl::opt<double> tolOpt("tol", cl::init(1e-5), cl::cat(runCat),
-                       cl::desc("Max abs error allowed in O and LSE "
-                                "(default 1e-5)"));
+                       cl::desc("Max abs error allowed in O and LSE; in a "
+                                "backward's dQ, dK and dV, relative to 1 + "
+                                "the gradient's max |value| (default 1e-5)"));
 cl::opt<double> lseRtolOpt(
     "lse-rtol", cl::init(0.0), cl::cat(runCat),
     cl::desc("LSE may also be off by this much relative to |LSE| (large "
@@ -407,7 +413,10 @@ int main(int argc, char **argv) {
                        layoutOpt, captureRules, blockMaskOpt};
   unsigned passed = 0;
   for (const auto &[c, layout] : llvm::zip_equal(cases, layouts)) {
-    llvm::Expected<bool> ok = runCase(*kernel, *fn, c, layout, rng, caseOpts);
+    llvm::Expected<bool> ok =
+        kernel->backward
+            ? runBackwardCase(*kernel, *fn, c, layout, rng, caseOpts)
+            : runCase(*kernel, *fn, c, layout, rng, caseOpts);
     if (!ok)
       return fail(llvm::toString(ok.takeError()));
     passed += *ok;

@@ -4,9 +4,11 @@
 // that run it as loops (the CPU): flash.grid becomes an scf.parallel,
 // flash.kv_loop an scf.for over its block range (descending when reversed),
 // flash.tile_load a subview read zero-padded past the sequence end (or a
-// gather through the block table), flash.tile_store a slice materialised
-// into the output's subview. One pattern per op; the online-softmax math
-// inside the loops (flash-online-softmax's output) is not touched.
+// gather through the block table; a [rows] vector for LSE and D),
+// flash.tile_store a slice materialised into the output's subview,
+// flash.tile_accumulate an addition into its destination's subview. One
+// pattern per op; the tile math inside the loops (flash-online-softmax's
+// and flash-backward-recompute's output) is not touched.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 #include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Utils/Utils.h"
@@ -54,6 +57,32 @@ Value readBlock(IndexBuilder &ib, Value src, Value batch, Value head,
                                                  /*restrict=*/true);
   auto staticType =
       RankedTensorType::get({rows, dim}, srcType.getElementType());
+  Value zero = arith::ConstantOp::create(
+      ib.b, ib.loc, ib.b.getZeroAttr(srcType.getElementType()));
+  return tensor::createPadHighOp(staticType, tile, zero, /*nofold=*/false,
+                                 ib.loc, ib.b);
+}
+
+/// Reads rows [start, start + min(rows, limit - start)) of the [seq] row
+/// vector (b, h) of the f32 `src` ([B, H, S]: LSE, D) as a static [rows]
+/// tensor, zero-padded past the sequence end.
+Value readRows(IndexBuilder &ib, Value src, Value batch, Value head,
+               Value start, Value limit, int64_t rows) {
+  auto srcType = cast<MemRefType>(src.getType());
+  Value count = ib.min(ib.c(rows), ib.sub(limit, start));
+  SmallVector<OpFoldResult> offsets = {batch, head, start};
+  SmallVector<OpFoldResult> sizes = {ib.b.getIndexAttr(1), ib.b.getIndexAttr(1),
+                                     count};
+  SmallVector<OpFoldResult> strides(3, ib.b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {ShapedType::kDynamic}, srcType, offsets, sizes, strides);
+  Value view = memref::SubViewOp::create(ib.b, ib.loc, viewType, src, offsets,
+                                         sizes, strides);
+  auto dynType =
+      RankedTensorType::get({ShapedType::kDynamic}, srcType.getElementType());
+  Value tile = bufferization::ToTensorOp::create(ib.b, ib.loc, dynType, view,
+                                                 /*restrict=*/true);
+  auto staticType = RankedTensorType::get({rows}, srcType.getElementType());
   Value zero = arith::ConstantOp::create(
       ib.b, ib.loc, ib.b.getZeroAttr(srcType.getElementType()));
   return tensor::createPadHighOp(staticType, tile, zero, /*nofold=*/false,
@@ -187,6 +216,12 @@ struct TileLoadOpLowering : OpRewritePattern<TileLoadOp> {
                                 PatternRewriter &rewriter) const override {
     IndexBuilder ib{rewriter, load.getLoc()};
     int64_t rows = load.getResult().getType().getDimSize(0);
+    if (load.getResult().getType().getRank() == 1) {
+      rewriter.replaceOp(load, readRows(ib, load.getSource(), load.getBatch(),
+                                        load.getHead(), load.getStart(),
+                                        load.getLimit(), rows));
+      return success();
+    }
     Value tile =
         load.getBlockTable()
             ? readPagedBlock(ib, load.getSource(), load.getBlockTable(),
@@ -214,14 +249,70 @@ struct TileStoreOpLowering : OpRewritePattern<TileStoreOp> {
   }
 };
 
-/// A split-KV workspace is plain host memory on the CPU; the bufferization
-/// deallocation pipeline frees it.
+/// The first `count` rows of the tile added into the plane's rows, on
+/// buffers: the CPU runs the grid's programs one after another, so the
+/// additions need no atomics.
+struct TileAccumulateOpLowering : OpRewritePattern<TileAccumulateOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TileAccumulateOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    IndexBuilder ib{rewriter, loc};
+    auto tileType = op.getTile().getType();
+    auto destType = cast<MemRefType>(op.getDest().getType());
+    int64_t dim = tileType.getDimSize(1);
+    OpFoldResult one = rewriter.getIndexAttr(1),
+                 zero = rewriter.getIndexAttr(0);
+    SmallVector<OpFoldResult> offsets = {op.getBatch(), op.getHead(),
+                                         op.getStart(), zero};
+    SmallVector<OpFoldResult> sizes = {one, one, op.getCount(),
+                                       rewriter.getIndexAttr(dim)};
+    SmallVector<OpFoldResult> strides(4, one);
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        {ShapedType::kDynamic, dim}, destType, offsets, sizes, strides);
+    Value view = memref::SubViewOp::create(
+        rewriter, loc, viewType, op.getDest(), offsets, sizes, strides);
+    auto sliceType = RankedTensorType::get({ShapedType::kDynamic, dim},
+                                           rewriter.getF32Type());
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, loc, sliceType, op.getTile(),
+        ArrayRef<OpFoldResult>{zero, zero},
+        ArrayRef<OpFoldResult>{op.getCount(), rewriter.getIndexAttr(dim)},
+        ArrayRef<OpFoldResult>{one, one});
+    Value sliceBuf = bufferization::ToBufferOp::create(
+        rewriter, loc,
+        MemRefType::get(sliceType.getShape(), rewriter.getF32Type()), slice,
+        /*read_only=*/rewriter.getUnitAttr());
+    auto map = rewriter.getMultiDimIdentityMap(2);
+    linalg::GenericOp::create(
+        rewriter, loc, TypeRange{}, ValueRange{sliceBuf}, ValueRange{view},
+        ArrayRef<AffineMap>{map, map},
+        {utils::IteratorType::parallel, utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location l, ValueRange a) {
+          linalg::YieldOp::create(
+              b, l, ValueRange{arith::AddFOp::create(b, l, a[1], a[0])});
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// A workspace is plain host memory on the CPU (zero-filled when
+/// `zeroed`); the bufferization deallocation pipeline frees it.
 struct WorkspaceOpLowering : OpRewritePattern<WorkspaceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(WorkspaceOp op,
                                 PatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<memref::AllocOp>(
-        op, cast<MemRefType>(op.getMemref().getType()), op.getDynamicSizes());
+    Value alloc = memref::AllocOp::create(
+        rewriter, op.getLoc(), cast<MemRefType>(op.getMemref().getType()),
+        op.getDynamicSizes());
+    if (op.getZeroed()) {
+      Value zero = arith::ConstantOp::create(rewriter, op.getLoc(),
+                                             rewriter.getF32FloatAttr(0.0f));
+      linalg::FillOp::create(rewriter, op.getLoc(), ValueRange{zero},
+                             ValueRange{alloc});
+    }
+    rewriter.replaceOp(op, alloc);
     return success();
   }
 };
@@ -244,6 +335,8 @@ struct FlashTileToSCFPass
 } // namespace
 
 void mlir::flash::populateFlashTileToSCFPatterns(RewritePatternSet &patterns) {
-  patterns.add<GridOpLowering, KVLoopOpLowering, TileLoadOpLowering,
-               TileStoreOpLowering, WorkspaceOpLowering>(patterns.getContext());
+  patterns
+      .add<GridOpLowering, KVLoopOpLowering, TileLoadOpLowering,
+           TileStoreOpLowering, TileAccumulateOpLowering, WorkspaceOpLowering>(
+          patterns.getContext());
 }

@@ -266,7 +266,7 @@ func.func @store_role_k(%t: tensor<16x64xf32>, %dst: memref<?x?x?x64xf32>, %i: i
 // -----
 
 func.func @store_lse_rank2(%t: tensor<16x64xf32>, %dst: memref<?x?x?x64xf32>, %i: index) {
-  // expected-error @+1 {{writes o as a [rows, dim] tile and lse as [rows]}}
+  // expected-error @+1 {{writes o, dq, dk and dv as a [rows, dim] tile, lse and delta as [rows]}}
   flash.tile_store lse %t, %dst[%i, %i, %i] rows %i : tensor<16x64xf32> -> memref<?x?x?x64xf32>
   return
 }
@@ -274,7 +274,7 @@ func.func @store_lse_rank2(%t: tensor<16x64xf32>, %dst: memref<?x?x?x64xf32>, %i
 // -----
 
 func.func @store_o_rank1(%t: tensor<16xf32>, %dst: memref<?x?x?xf32>, %i: index) {
-  // expected-error @+1 {{writes o as a [rows, dim] tile and lse as [rows]}}
+  // expected-error @+1 {{writes o, dq, dk and dv as a [rows, dim] tile, lse and delta as [rows]}}
   flash.tile_store o %t, %dst[%i, %i, %i] rows %i : tensor<16xf32> -> memref<?x?x?xf32>
   return
 }
@@ -298,7 +298,7 @@ func.func @workspace_layout(%n: index) {
 // -----
 
 func.func @workspace_type(%n: index) {
-  // expected-error @+1 {{must be 4D/5D memref of 32-bit float values}}
+  // expected-error @+1 {{must be 3D/4D/5D memref of 32-bit float values}}
   %w = flash.workspace(%n) : memref<?x4x8x64xf16>
   return
 }

@@ -28,6 +28,13 @@
 // RUN:   --shapes='2,4,2,1,1;2,4,2,1,300;2,4,2,17,1000' --capture=docs:3@BxSq \
 // RUN:   --capture=docs:3@BxSk --capture=uniform:-0.05,0.05@Hq \
 // RUN:   | FileCheck %s --check-prefix=THREE
+// The backward, static (unit batch, Sq < Sk, 16 x 16 tiles with tails) and
+// with softcap, ALiBi and a capture-read score_mod in one differentiated
+// region.
+// RUN: flash-run %s --func=backward_static --tol=2e-5 --pipeline="%cleanups" \
+// RUN:   --shapes='1,4,2,37,50' --capture=uniform:-0.05,0.05@Hq \
+// RUN:   | FileCheck %s --check-prefix=ONE
+
 // ONE-NOT: FAIL
 // ONE: flash-run: 1/1 cases passed
 // THREE-NOT: FAIL
@@ -96,6 +103,20 @@ func.func @mods_split(%q: memref<?x4x?x64xf32>, %k: memref<?x2x?x64xf32>, %v: me
         %dj = memref.load %kd[%b, %j] : memref<?x?xi32>
         %same = arith.cmpi eq, %di, %dj : i32
         flash.yield %same : i1
+      }
+  return
+}
+
+func.func @backward_static(%q: memref<1x4x37x32xf32>, %k: memref<1x2x50x32xf32>, %v: memref<1x2x50x32xf32>, %o: memref<1x4x37x32xf32>, %lse: memref<1x4x37xf32>, %do: memref<1x4x37x32xf32>, %slopes: memref<4xf32>, %bias: memref<4xf32>, %dq: memref<1x4x37x32xf32>, %dk: memref<1x2x50x32xf32>, %dv: memref<1x2x50x32xf32>) {
+  flash.attention_backward ins(%q, %k, %v, %o, %lse, %do : memref<1x4x37x32xf32>, memref<1x2x50x32xf32>, memref<1x2x50x32xf32>, memref<1x4x37x32xf32>, memref<1x4x37xf32>, memref<1x4x37x32xf32>)
+      alibi(%slopes : memref<4xf32>) captures(%bias : memref<4xf32>)
+      outs(%dq, %dk, %dv : memref<1x4x37x32xf32>, memref<1x2x50x32xf32>, memref<1x2x50x32xf32>)
+      {causal, softcap = 2.0 : f32, config = #flash.config<block_m = 16, block_n = 16, warps = 1, stages = 1>} score_mod {
+      ^bb0(%s: f32, %b: index, %h: index, %i: index, %j: index, %t: memref<4xf32>):
+        %w = memref.load %t[%h] : memref<4xf32>
+        %x = arith.mulf %s, %s : f32
+        %r = math.fma %w, %x, %s : f32
+        flash.yield %r : f32
       }
   return
 }

@@ -112,3 +112,45 @@ void AttentionBackwardOp::getEffects(
         &effects) {
   bufferEffects(*this, effects);
 }
+
+//===----------------------------------------------------------------------===//
+// TileGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileGradOp::verify() {
+  auto q = getQuery().getType(), k = getKey().getType(),
+       v = getValue().getType(), dO = getGradOut().getType(),
+       dk = getDk().getType(), dv = getDv().getType(), dq = getDq().getType();
+  for (RankedTensorType t : {q, k, v, dO, dk, dv, dq})
+    if (t.getRank() != 2 || !t.hasStaticShape())
+      return emitOpError("query, key, value, grad_out, dk, dv and dq must be "
+                         "static rank-2 tiles");
+  int64_t bm = q.getDimSize(0), bn = k.getDimSize(0), d = q.getDimSize(1),
+          dvDim = v.getDimSize(1);
+  if (bm < 1 || bn < 1 || d < 1 || dvDim < 1)
+    return emitOpError("tiles must not be empty");
+  if (k.getDimSize(1) != d)
+    return emitOpError("query and key tiles must have the same head_dim");
+  if (v.getDimSize(0) != bn)
+    return emitOpError("key and value tiles must have the same rows");
+  if (dO.getDimSize(0) != bm || dO.getDimSize(1) != dvDim)
+    return emitOpError("grad_out must be [BM, Dv] (the query rows, the "
+                       "value's head dim)");
+  if (dk.getShape() != k.getShape() || dv.getShape() != v.getShape())
+    return emitOpError("dk and dv must have the key's and value's shapes");
+  if (dq.getShape() != q.getShape())
+    return emitOpError("dq must have the query's shape");
+  for (auto t : {getLse().getType(), getDelta().getType()})
+    if (t.getRank() != 1 || t.getDimSize(0) != bm)
+      return emitOpError("lse and delta must be [BM]");
+  Type elt = q.getElementType();
+  if (k.getElementType() != elt || v.getElementType() != elt ||
+      dO.getElementType() != elt)
+    return emitOpError("query, key, value and grad_out tiles must have one "
+                       "element type");
+  if (!isKernelElementType(elt))
+    return emitOpError() << "tile element type must be f16, bf16 or f32, got "
+                         << elt;
+  return verifyMaskAttrs(*this, getScale(), /*softcap=*/std::nullopt,
+                         getWindow(), getScale().convertToDouble());
+}

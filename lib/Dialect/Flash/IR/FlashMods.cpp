@@ -2,10 +2,11 @@
 //
 // The verifiers of the score and mask modification regions: flash.attention's
 // isolated `score_mod` / `mask_mod` with their `captures(...)` operands, and
-// the non-isolated regions flash-tile gives flash.tile_update. A region is a
-// scalar function: its block arguments, its one flash.yield and the absence
-// of memory writes, allocations and frees are checked here, each with a
-// diagnostic at the op that names the region (invalid-mods.mlir tests each).
+// the non-isolated regions flash-tile gives flash.tile_update and
+// flash.tile_grad. A region is a scalar function: its block arguments, its
+// one flash.yield and the absence of memory writes, allocations and frees
+// are checked here, each with a diagnostic at the op that names the region
+// (invalid-mods.mlir tests each).
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +86,21 @@ LogicalResult TileUpdateOp::verifyRegions() {
   if (!getMaskMod().empty() &&
       failed(rules::verifyModRegion(*this, getMaskMod(), "mask_mod", {index, index},
                              b.getI1Type())))
+    return failure();
+  return success();
+}
+
+/// The same regions as tile_update's, always in logit units.
+LogicalResult TileGradOp::verifyRegions() {
+  Builder b(getContext());
+  Type index = b.getIndexType(), f32 = b.getF32Type();
+  if (!getScoreMod().empty() &&
+      failed(rules::verifyModRegion(*this, getScoreMod(), "score_mod",
+                                    {f32, index, index}, f32)))
+    return failure();
+  if (!getMaskMod().empty() &&
+      failed(rules::verifyModRegion(*this, getMaskMod(), "mask_mod",
+                                    {index, index}, b.getI1Type())))
     return failure();
   return success();
 }

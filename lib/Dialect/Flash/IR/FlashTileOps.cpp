@@ -97,7 +97,8 @@ LogicalResult GridOp::verify() {
     return emitOpError("needs one index block argument per upper bound");
   if (getCombine()) {
     if (getConfig() || getCausal() || getWindow() || getScale() ||
-        getSoftcap() || getBlockMaskRows() || getKvLens() || getBlockMask())
+        getSoftcap() || getBlockMaskRows() || getKvLens() || getBlockMask() ||
+        getBackward())
       return emitOpError("a combine grid takes no #flash.config and no "
                          "attention attributes or operands");
     if (axes != 3)
@@ -107,6 +108,8 @@ LogicalResult GridOp::verify() {
   }
   if (!getConfig())
     return emitOpError("an attention grid needs a #flash.config");
+  if (getBackward() && (axes != 3 || getKvLens()))
+    return emitOpError("a backward grid has 3 axes and no kv_lens");
   if (axes != 3 && axes != 4)
     return emitOpError("an attention grid has 3 axes (Q row block, head, "
                        "batch) or 4 (and the split), not ")
@@ -234,19 +237,34 @@ LogicalResult YieldOp::verify() {
 // TileLoadOp / TileStoreOp
 //===----------------------------------------------------------------------===//
 
+/// True inside a grid of flash.attention_backward, whose tiles have the
+/// backward's roles.
+static bool inBackwardGrid(Operation *op) {
+  auto grid = op->getParentOfType<GridOp>();
+  return grid && grid.getBackward();
+}
+
 LogicalResult TileLoadOp::verify() {
   auto src = cast<MemRefType>(getSource().getType());
   auto tile = cast<RankedTensorType>(getResult().getType());
-  if (src.getRank() != 4)
-    return emitOpError("source must be a [batch, heads, seq, dim] memref");
-  if (tile.getRank() != 2 || !tile.hasStaticShape())
-    return emitOpError("result must be a static [rows, dim] tile");
+  TileRole role = getRole();
+  if (role == TileRole::Lse || role == TileRole::Delta) {
+    if (src.getRank() != 3 || tile.getRank() != 1 || !tile.hasStaticShape() ||
+        !src.getElementType().isF32())
+      return emitOpError("reads lse and delta as a static f32 [rows] tile of "
+                         "a [batch, heads, seq] memref");
+  } else {
+    if (src.getRank() != 4)
+      return emitOpError("source must be a [batch, heads, seq, dim] memref");
+    if (tile.getRank() != 2 || !tile.hasStaticShape())
+      return emitOpError("result must be a static [rows, dim] tile");
+    if (tile.getDimSize(1) != src.getDimSize(kDimPos))
+      return emitOpError("tile has ")
+             << tile.getDimSize(1) << " columns, the source's head dim is "
+             << src.getDimSize(kDimPos);
+  }
   if (tile.getElementType() != src.getElementType())
     return emitOpError("tile and source element types differ");
-  if (tile.getDimSize(1) != src.getDimSize(kDimPos))
-    return emitOpError("tile has ")
-           << tile.getDimSize(1) << " columns, the source's head dim is "
-           << src.getDimSize(kDimPos);
   if (auto table = getBlockTable()) {
     auto type = cast<MemRefType>(table.getType());
     if (type.getRank() != 2 || !type.getElementType().isInteger(32))
@@ -256,8 +274,18 @@ LogicalResult TileLoadOp::verify() {
   if (getSlot() && !isa<KVLoopOp>((*this)->getParentOp()))
     return emitOpError("reads a pipeline slot only as a K/V load of a "
                        "flash.kv_loop body");
+  // The backward's programs read every operand but the gradients they
+  // write; training reads no KV cache.
+  if (inBackwardGrid(*this)) {
+    if (role == TileRole::DK || role == TileRole::DV)
+      return emitOpError("reads no ")
+             << stringifyTileRole(role) << ": the backward writes it";
+    if (getBlockTable() || getSlot())
+      return emitOpError("reads no block table or pipeline slot in a "
+                         "backward grid");
+    return success();
+  }
   // Later passes tell the operands apart by these roles.
-  TileRole role = getRole();
   if (role != TileRole::Q && role != TileRole::K && role != TileRole::V)
     return emitOpError("reads q, k or v, not ") << stringifyTileRole(role);
   bool inLoop = isa<KVLoopOp>((*this)->getParentOp());
@@ -299,16 +327,48 @@ LogicalResult TileStoreOp::verify() {
     return emitOpError("tile has ")
            << tile.getDimSize(1) << " columns, the destination "
            << dest.getDimSize(dest.getRank() - 1);
-  if (getRole() != TileRole::O && getRole() != TileRole::Lse)
-    return emitOpError("writes o or lse, not ") << stringifyTileRole(getRole());
-  if ((getRole() == TileRole::O) != (tile.getRank() == 2))
-    return emitOpError("writes o as a [rows, dim] tile and lse as [rows]");
+  TileRole role = getRole();
+  bool rowVector = role == TileRole::Lse || role == TileRole::Delta;
+  if (inBackwardGrid(*this)) {
+    if (role != TileRole::Delta && role != TileRole::DQ &&
+        role != TileRole::DK && role != TileRole::DV)
+      return emitOpError("writes delta, dq, dk or dv in a backward grid, not ")
+             << stringifyTileRole(role);
+  } else if (role != TileRole::O && role != TileRole::Lse) {
+    return emitOpError("writes o or lse, not ") << stringifyTileRole(role);
+  }
+  if (rowVector == (tile.getRank() == 2))
+    return emitOpError("writes o, dq, dk and dv as a [rows, dim] tile, lse "
+                       "and delta as [rows]");
   return success();
 }
 
 void TileStoreOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getDestMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult TileAccumulateOp::verify() {
+  auto dest = cast<MemRefType>(getDest().getType());
+  auto tile = cast<RankedTensorType>(getTile().getType());
+  if (getRole() != TileRole::DQ)
+    return emitOpError("accumulates dq, not ") << stringifyTileRole(getRole());
+  if (tile.getRank() != 2 || !tile.hasStaticShape())
+    return emitOpError("tile must be a static [rows, dim] tile");
+  if (tile.getDimSize(1) != dest.getDimSize(kDimPos))
+    return emitOpError("tile has ")
+           << tile.getDimSize(1) << " columns, the destination "
+           << dest.getDimSize(kDimPos);
+  return success();
+}
+
+void TileAccumulateOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getDestMutable(),
+                       SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), &getDestMutable(),
                        SideEffects::DefaultResource::get());
 }

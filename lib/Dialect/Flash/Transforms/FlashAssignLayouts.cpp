@@ -389,6 +389,14 @@ struct FlashAssignLayoutsPass
         grids.push_back(grid);
     });
     for (GridOp grid : grids) {
+      // The backward's grids run on the CPU pipeline; their GPU layouts
+      // (the transposed GEMM operands among them) are not written yet.
+      if (grid.getBackward()) {
+        grid.emitOpError("is a backward grid: flash-assign-layouts has no "
+                         "GPU layouts for the backward yet (the CPU "
+                         "pipeline runs it)");
+        return signalPassFailure();
+      }
       Assigner assigner{grid,
                         grid.getConfig()->getWgmma() ? MmaKind::Wgmma
                                                      : MmaKind::MmaSync};

@@ -57,6 +57,21 @@ struct FlashPlanPass : flash::impl::FlashPlanBase<FlashPlanPass> {
           keyBounds, uniformBlocks && !kept.getPingpong()));
       ++numKept;
     });
+    // The backward's programs: 64 x 64 tiles (FA2's smallest backward
+    // block, flash_bwd_launch_template.h) until its GPU lowering measures
+    // its own; its tiling reads no mask analysis yet. A given config stays.
+    getOperation()->walk([&](AttentionBackwardOp op) {
+      if (op.getConfig()) {
+        ++numKept;
+        return;
+      }
+      op.setConfigAttr(ConfigAttr::get(
+          op.getContext(), /*blockM=*/64, /*blockN=*/64, /*warps=*/4,
+          /*stages=*/1, /*splits=*/1, /*wgmma=*/false, /*producer=*/false,
+          /*pingpong=*/false, /*producerRegs=*/0, /*keyBounds=*/false,
+          /*uniformBlocks=*/false));
+      ++numPlanned;
+    });
     for (AttentionOp op : ops) {
       if (!longCausal(op)) {
         op.setConfigAttr(plan(op, /*longRows=*/false));

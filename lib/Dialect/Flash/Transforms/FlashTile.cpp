@@ -10,11 +10,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBackward.h"
 #include "TileMods.h"
 #include "UniformBlocks.h"
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/Dialect/Flash/Utils/MaskKeys.h"
+#include "flash/Dialect/Flash/Utils/ModDerivative.h"
 #include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/IR/PatternMatch.h"
@@ -64,14 +66,16 @@ struct FlashTilePass : flash::impl::FlashTileBase<FlashTilePass> {
   using Base::Base;
 
   void runOnOperation() override {
-    // The backward has its op and its reference (flash::ref) but no tiling
-    // yet: say so at the op rather than leave it for a later pass to trip on.
-    WalkResult backward = getOperation()->walk([](AttentionBackwardOp op) {
-      op.emitOpError("flash-tile does not tile the backward pass yet");
-      return WalkResult::interrupt();
-    });
-    if (backward.wasInterrupted())
-      return signalPassFailure();
+    // The backward: its score_mod's derivative first (the user's to fix,
+    // reported at the op without one), then FA2's backward grids.
+    SmallVector<AttentionBackwardOp> backward;
+    getOperation()->walk(
+        [&](AttentionBackwardOp op) { backward.push_back(op); });
+    for (AttentionBackwardOp op : backward)
+      if ((!op.getScoreMod().empty() &&
+           failed(checkDifferentiable(op.getScoreMod(), op))) ||
+          failed(tileBackward(op)))
+        return signalPassFailure();
     SmallVector<AttentionOp> ops;
     getOperation()->walk([&](AttentionOp op) { ops.push_back(op); });
     for (AttentionOp op : ops)

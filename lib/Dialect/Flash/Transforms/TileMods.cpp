@@ -6,6 +6,9 @@
 // to the bufferized operands), and ALiBi, an attribute-like serving operand
 // of flash.attention, becomes IR in front of them:
 //   s - slope[h] * |i + (Sk - Sq) - j|     (slope [Hq] or [B, Hq]).
+// The backward's flash.tile_grad takes softcap into its region too
+// (cap * tanh(s / cap), first), so its derivative comes from the same
+// chain rule as the others'.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,15 +16,16 @@
 #include "flash/Dialect/Flash/Utils/TileArith.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using namespace mlir::flash;
 
-LogicalResult mlir::flash::moveModsToBuffers(RewriterBase &rewriter,
-                                             AttentionOp from,
-                                             AttentionOp to) {
+template <typename OpTy>
+LogicalResult mlir::flash::moveModsToBuffers(RewriterBase &rewriter, OpTy from,
+                                             OpTy to) {
   OpBuilder::InsertionGuard guard(rewriter);
   // The capture arguments trail the positions (and, in score_mod, s).
   for (auto [region, lead] :
@@ -52,6 +56,11 @@ LogicalResult mlir::flash::moveModsToBuffers(RewriterBase &rewriter,
   to.getMaskMod().takeBody(from.getMaskMod());
   return success();
 }
+template LogicalResult mlir::flash::moveModsToBuffers(RewriterBase &,
+                                                      AttentionOp, AttentionOp);
+template LogicalResult mlir::flash::moveModsToBuffers(RewriterBase &,
+                                                      AttentionBackwardOp,
+                                                      AttentionBackwardOp);
 
 bool mlir::flash::needsLogits(AttentionOp op) {
   return !op.getSoftcap() &&
@@ -68,24 +77,33 @@ Value mlir::flash::inlineModRegion(OpBuilder &b, Region &region,
   return map.lookupOrDefault(block.getTerminator()->getOperand(0));
 }
 
-void mlir::flash::buildTileMods(RewriterBase &rewriter, AttentionOp op,
-                                TileUpdateOp update, const ModContext &ctx,
-                                bool withMaskMod) {
+void mlir::flash::buildModRegions(RewriterBase &rewriter, const ModSources &src,
+                                  Region &scoreModOut, Region &maskModOut,
+                                  Location loc, const ModContext &ctx,
+                                  bool withMaskMod) {
   OpBuilder::InsertionGuard guard(rewriter);
-  Location loc = update.getLoc();
   Type index = rewriter.getIndexType(), f32 = rewriter.getF32Type();
   auto userArgs = [&](ValueRange lead) {
     SmallVector<Value> args = {ctx.batch, ctx.head};
     llvm::append_range(args, lead);
-    llvm::append_range(args, op.getCaptures());
+    llvm::append_range(args, src.captures);
     return args;
   };
-  Value slopes = op.getAlibiSlopes();
-  if (slopes || !op.getScoreMod().empty()) {
-    Block *block = rewriter.createBlock(&update.getScoreMod(), {},
-                                        {f32, index, index}, {loc, loc, loc});
+  Value slopes = src.slopes;
+  bool hasScoreMod = !src.scoreMod->empty();
+  if (slopes || hasScoreMod || src.softcap) {
+    Block *block = rewriter.createBlock(&scoreModOut, {}, {f32, index, index},
+                                        {loc, loc, loc});
     Value s = block->getArgument(0), i = block->getArgument(1),
           j = block->getArgument(2);
+    if (src.softcap) {
+      // cap * tanh(s / cap), the forward's softcap on the scaled logit.
+      Value cap = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getF32FloatAttr(float(*src.softcap)));
+      Value t = math::TanhOp::create(
+          rewriter, loc, arith::DivFOp::create(rewriter, loc, s, cap));
+      s = arith::MulFOp::create(rewriter, loc, t, cap);
+    }
     if (slopes) {
       // s - slope * |i + (Sk - Sq) - j|: the distance to query i's
       // bottom-right diagonal, exact in index arithmetic, then one sitofp.
@@ -103,18 +121,27 @@ void mlir::flash::buildTileMods(RewriterBase &rewriter, AttentionOp op,
       s = arith::SubFOp::create(
           rewriter, loc, s, arith::MulFOp::create(rewriter, loc, slope, distF));
     }
-    if (!op.getScoreMod().empty()) {
+    if (hasScoreMod) {
       SmallVector<Value> args = {s};
       llvm::append_range(args, userArgs({i, j}));
-      s = inlineModRegion(rewriter, op.getScoreMod(), args);
+      s = inlineModRegion(rewriter, *src.scoreMod, args);
     }
     YieldOp::create(rewriter, loc, ValueRange{s});
   }
-  if (withMaskMod && !op.getMaskMod().empty()) {
-    Block *block = rewriter.createBlock(&update.getMaskMod(), {},
-                                        {index, index}, {loc, loc});
-    Value visible = inlineModRegion(rewriter, op.getMaskMod(),
-                                 userArgs(block->getArguments()));
+  if (withMaskMod && !src.maskMod->empty()) {
+    Block *block =
+        rewriter.createBlock(&maskModOut, {}, {index, index}, {loc, loc});
+    Value visible = inlineModRegion(rewriter, *src.maskMod,
+                                    userArgs(block->getArguments()));
     YieldOp::create(rewriter, loc, ValueRange{visible});
   }
+}
+
+void mlir::flash::buildTileMods(RewriterBase &rewriter, AttentionOp op,
+                                TileUpdateOp update, const ModContext &ctx,
+                                bool withMaskMod) {
+  ModSources src{&op.getScoreMod(), &op.getMaskMod(), op.getAlibiSlopes(),
+                 op.getCaptures(), std::nullopt};
+  buildModRegions(rewriter, src, update.getScoreMod(), update.getMaskMod(),
+                  update.getLoc(), ctx, withMaskMod);
 }

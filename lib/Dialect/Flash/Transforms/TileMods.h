@@ -22,8 +22,9 @@ namespace mlir::flash {
 /// block arguments become memrefs, tensor.extract on them memref.load and
 /// tensor.dim memref.dim. Fails (with a diagnostic at `from`) on any other
 /// use of a capture.
-LogicalResult moveModsToBuffers(RewriterBase &rewriter, AttentionOp from,
-                                AttentionOp to);
+/// For flash.attention and flash.attention_backward alike.
+template <typename OpTy>
+LogicalResult moveModsToBuffers(RewriterBase &rewriter, OpTy from, OpTy to);
 
 /// True when the scores of `op` must be kept in logit units in the tile ops
 /// (c = 1): a score modification other than softcap (ALiBi or a score_mod)
@@ -39,6 +40,23 @@ struct ModContext {
   Value batch, head;  // The grid's program coordinates.
   Value seqQ, seqK;   // This sequence's lengths (seqK after kv_lens).
 };
+
+/// Where a tile op's mod regions come from: an attention op's regions,
+/// ALiBi slopes and captures (bufferized), and, for the backward, softcap.
+struct ModSources {
+  Region *scoreMod, *maskMod;
+  Value slopes;
+  ValueRange captures;
+  std::optional<double> softcap;
+};
+
+/// Builds a tile op's score_mod (softcap, then ALiBi, then the user's
+/// score_mod) into `scoreModOut` when any is present, and (if
+/// `withMaskMod`) the mask_mod into `maskModOut`, cloned with b and h from
+/// `ctx` and the captures from above.
+void buildModRegions(RewriterBase &rewriter, const ModSources &src,
+                     Region &scoreModOut, Region &maskModOut, Location loc,
+                     const ModContext &ctx, bool withMaskMod = true);
 
 /// Builds the score_mod (ALiBi, then the user's score_mod) and, if
 /// `withMaskMod`, the mask_mod regions of `update` from the memref-form

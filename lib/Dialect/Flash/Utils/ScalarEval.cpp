@@ -237,6 +237,28 @@ static FailureOr<EvalValue> evalOpAnyWidth(Operation *op,
     return fromFloat(std::log(in[0].f));
   if (isa<math::SqrtOp>(op))
     return fromFloat(std::sqrt(in[0].f));
+  if (isa<math::RsqrtOp>(op))
+    return fromFloat(1.0 / std::sqrt(in[0].f));
+  if (isa<math::Log2Op>(op))
+    return fromFloat(std::log2(in[0].f));
+  if (isa<math::Log1pOp>(op))
+    return fromFloat(std::log1p(in[0].f));
+  if (isa<math::ExpM1Op>(op))
+    return fromFloat(std::expm1(in[0].f));
+  if (isa<math::SinOp>(op))
+    return fromFloat(std::sin(in[0].f));
+  if (isa<math::CosOp>(op))
+    return fromFloat(std::cos(in[0].f));
+  if (isa<math::FloorOp>(op))
+    return fromFloat(std::floor(in[0].f));
+  if (isa<math::CeilOp>(op))
+    return fromFloat(std::ceil(in[0].f));
+  if (isa<math::RoundOp>(op))
+    return fromFloat(std::round(in[0].f));
+  if (isa<math::RoundEvenOp>(op))
+    return fromFloat(std::nearbyint(in[0].f)); // ties to even by default
+  if (isa<math::TruncOp>(op))
+    return fromFloat(std::trunc(in[0].f));
   if (isa<math::FmaOp>(op))
     return fromFloat(in[0].f * in[1].f + in[2].f);
   return failure();

@@ -105,9 +105,27 @@ def Flash_TileRole : I32EnumAttr<"TileRole", "which operand of attention a "
     I32EnumAttrCase<"K", 1, "k">,
     I32EnumAttrCase<"V", 2, "v">,
     I32EnumAttrCase<"O", 3, "o">,
-    I32EnumAttrCase<"Lse", 4, "lse">]> {
+    I32EnumAttrCase<"Lse", 4, "lse">,
+    // The backward's: the output gradient, D = rowsum(dO * O), and the
+    // input gradients.
+    I32EnumAttrCase<"DO", 5, "do">,
+    I32EnumAttrCase<"Delta", 6, "delta">,
+    I32EnumAttrCase<"DQ", 7, "dq">,
+    I32EnumAttrCase<"DK", 8, "dk">,
+    I32EnumAttrCase<"DV", 9, "dv">]> {
   let cppNamespace = "::mlir::flash";
 }
+
+def Flash_BackwardStep : I32EnumAttr<"BackwardStep", "which of the "
+                                     "backward's three grids a flash.grid is", [
+    I32EnumAttrCase<"Delta", 0, "delta">,
+    I32EnumAttrCase<"KV", 1, "kv">,
+    I32EnumAttrCase<"DQ", 2, "dq">]> {
+  let cppNamespace = "::mlir::flash";
+  let genSpecializedAttr = 0;
+}
+def Flash_BackwardStepAttr : EnumAttr<Flash_Dialect, Flash_BackwardStep,
+                                      "backward_step">;
 
 def Flash_KVLoopRole : I32EnumAttr<"KVLoopRole", "which run of the KV block "
                                    "loop a flash.kv_loop is", [

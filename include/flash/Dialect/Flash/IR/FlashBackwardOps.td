@@ -131,4 +131,66 @@ def Flash_AttentionBackwardOp : Flash_Op<"attention_backward", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Tile level: what flash-tile emits for the backward and
+// flash-backward-recompute expands.
+//===----------------------------------------------------------------------===//
+
+def Flash_TileGradOp : Flash_Op<"tile_grad", [
+    RecursiveMemoryEffects, RecursivelySpeculatable,
+    AllTypesMatch<["dk", "new_dk"]>, AllTypesMatch<["dv", "new_dv"]>]> {
+  let summary = "FlashAttention-2's backward step: one K/V block by one Q "
+                "row block";
+  let description = [{
+    One iteration of the Q-block loop of a backward program (a `kv` grid):
+    `key` / `value` are the program's K/V block (keys `col .. col + BN`),
+    `query` / `grad_out` a Q and dO row block (rows `row .. row + BM`),
+    `lse` and `delta` their rows of the forward's LSE and of D = rowsum(dO
+    * O); tiles are zero-padded past the sequence ends. With the logit `s =
+    scale * Q K^T`, `s'` the `score_mod` region's value at `s` (the
+    identity without one) and `s'_s` its derivative with respect to `s`:
+
+    ```
+    P      = exp(s' - lse)      0 where masked, or where lse = -inf
+    new_dv = dv + P^T dO
+    dP     = dO V^T
+    dS     = P * (dP - delta) * s'_s
+    new_dk = dk + scale * dS^T Q
+    dq     = scale * dS K       this block's part of dQ's rows
+    ```
+
+    Masking (`masked`, `causal`, `window`, `mask_mod`) is tile_update's.
+    The `score_mod` region (`^bb0(%s: f32, %i: index, %j: index)`) holds
+    the whole logit modification after the scaled dot product: softcap
+    (`cap * tanh(s / cap)`), ALiBi and the user's score_mod, so that one
+    differentiation (ModDerivative.h) gives every factor of the chain rule.
+    The regions are not isolated: batch and head come from the enclosing
+    grid and the captures from above.
+  }];
+  let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
+                       AnyRankedTensor:$value, AnyRankedTensor:$grad_out,
+                       RankedTensorOf<[F32]>:$lse,
+                       RankedTensorOf<[F32]>:$delta,
+                       RankedTensorOf<[F32]>:$dk, RankedTensorOf<[F32]>:$dv,
+                       Index:$row, Index:$col, Index:$seq_q, Index:$seq_k,
+                       F32Attr:$scale, UnitAttr:$causal,
+                       OptionalAttr<DenseI64ArrayAttr>:$window,
+                       UnitAttr:$masked);
+  let results = (outs RankedTensorOf<[F32]>:$new_dk,
+                      RankedTensorOf<[F32]>:$new_dv,
+                      RankedTensorOf<[F32]>:$dq);
+  let regions = (region MaxSizedRegion<1>:$score_mod,
+                        MaxSizedRegion<1>:$mask_mod);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $grad_out `,` $lse `,` $delta `,` $dk `,`
+      $dv `at` `(` $row `,` $col `)` `bounds` `(` $seq_q `,` $seq_k `)`
+      attr-dict `:` type($query) `,` type($key) `,` type($value) `,`
+      type($grad_out) `,` type($lse) `,` type($delta) `,` type($dk) `,`
+      type($dv) `->` type($dq)
+    (`score_mod` $score_mod^)? (`mask_mod` $mask_mod^)?
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
 #endif // FLASH_DIALECT_FLASH_IR_FLASHBACKWARDOPS_TD

@@ -250,12 +250,13 @@ def Flash_CombineOp : Flash_Op<"combine", [
 }
 
 def Flash_WorkspaceOp : Flash_Op<"workspace"> {
-  let summary = "Scratch memory of a split-KV attention";
+  let summary = "Scratch memory between the kernels of one attention";
   let description = [{
     Allocates the f32 partial outputs (`[S, B, H, Sq, Dv]`) or partial
     log-sum-exps (`[S, B, H, Sq]`) that flash-split-kv's partial attention
-    writes and its `flash.combine` reads: a buffer that lives between two
-    kernels and nowhere else. Each target lowers it to its own allocation:
+    writes and its `flash.combine` reads, or the backward's D (`[B, H, Sq]`)
+    and f32 dQ accumulator (`[B, H, Sq, D]`, `zeroed`: it starts at 0): a
+    buffer that lives between two kernels and nowhere else. Each target lowers it to its own allocation:
     flash-tile-to-scf to `memref.alloc` (freed by the bufferization
     deallocation pipeline), flash-to-gpu to a stream-ordered
     `gpu.alloc` / `gpu.dealloc` around the kernels that use it, and the
@@ -265,8 +266,8 @@ def Flash_WorkspaceOp : Flash_Op<"workspace"> {
     %part = flash.workspace(%splits, %b, %sq) : memref<?x?x8x?x128xf32>
     ```
   }];
-  let arguments = (ins Variadic<Index>:$dynamic_sizes);
-  let results = (outs Res<MemRefRankOf<[F32], [4, 5]>, "",
+  let arguments = (ins Variadic<Index>:$dynamic_sizes, UnitAttr:$zeroed);
+  let results = (outs Res<MemRefRankOf<[F32], [3, 4, 5]>, "",
                           [MemAlloc<DefaultResource>]>:$memref);
   let assemblyFormat = [{
     `(` $dynamic_sizes `)` attr-dict `:` type($memref)

@@ -44,6 +44,14 @@ def Flash_GridOp : Flash_Op<"grid", [
     hint the body's KV loop bounds read; present iff `block_mask_rows`).
     The body reads them by the same SSA values.
 
+    A grid of flash.attention_backward names its step in `backward` (a
+    `BackwardStep`): `delta` (axes Q row block, query head, batch: D =
+    rowsum(dO * O) of its rows), `kv` (axes KV block, KV head, batch:
+    FA2's backward program, which keeps one K/V block and its dK/dV on chip
+    and loops over the Q row blocks of every query head of the group) or
+    `dq` (axes Q row block, query head, batch: the f32 dQ accumulator
+    converted to dQ's element type).
+
     The optional `masked_iterations` / `unmasked_iterations` record the KV
     iterations of the whole grid with and without an element mask when the
     shape is static (pass statistics are compiled out of Debian's LLVM).
@@ -67,7 +75,8 @@ def Flash_GridOp : Flash_Op<"grid", [
                        OptionalAttr<DenseI64ArrayAttr>:$window,
                        OptionalAttr<F32Attr>:$scale,
                        OptionalAttr<F32Attr>:$softcap,
-                       OptionalAttr<I64Attr>:$block_mask_rows);
+                       OptionalAttr<I64Attr>:$block_mask_rows,
+                       OptionalAttr<Flash_BackwardStepAttr>:$backward);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -128,7 +137,7 @@ def Flash_KVLoopOp : Flash_Op<"kv_loop", [
 def Flash_YieldOp : Flash_Op<"yield", [
     Pure, Terminator, ReturnLike,
     ParentOneOf<["GridOp", "KVLoopOp", "AttentionOp", "AttentionBackwardOp",
-                "TileUpdateOp"]>]> {
+                "TileUpdateOp", "TileGradOp"]>]> {
   let summary = "Terminates a grid program, gives a KV loop's next state or "
                 "a score_mod / mask_mod region's value";
   let arguments = (ins Variadic<AnyType>:$values);
@@ -153,7 +162,11 @@ def Flash_TileLoadOp : Flash_Op<"tile_load", [
 
     `role` says which operand the tile is: `q` (the program's query rows),
     `k` or `v` (a KV block of a `flash.kv_loop`). Later passes read it
-    instead of telling K from V by how a matmul indexes the tile.
+    instead of telling K from V by how a matmul indexes the tile. In a
+    backward grid (`backward` set) the roles are the backward's: `q`, `do`
+    and `o` row blocks, `k` and `v` the program's KV block, `dq` the f32
+    accumulator's rows, and the row vectors `lse` and `delta`, read from a
+    `[B, H, S]` memref as a `[R]` tile.
 
     With `slot(%s)` (written by flash-pipeline-kv, K/V loads in a KV loop
     only) the tile is the one the K/V pipeline put into shared-memory slot
@@ -188,7 +201,8 @@ def Flash_TileStoreOp : Flash_Op<"tile_store", [
     rows `start .. start + count` of the plane `([split,] batch, head)` of
     `dest`: `[B, H, S, D]` / `[B, H, S]`, or with a leading split index the
     partial outputs `[S, B, H, Sq, Dv]` / `[S, B, H, Sq]` of split-KV.
-    `role` is `o` for the output rows and `lse` for the log-sum-exp.
+    `role` is `o` for the output rows and `lse` for the log-sum-exp; in a
+    backward grid `delta` (`[R]`), `dq`, `dk` or `dv` (`[R, D]`).
 
     ```mlir
     flash.tile_store o %o, %out[%b, %h, %row] rows %n
@@ -201,6 +215,34 @@ def Flash_TileStoreOp : Flash_Op<"tile_store", [
   let assemblyFormat = [{
     $role $tile `,` $dest `[` $indices `]` `rows` $count attr-dict `:`
       type($tile) `->` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Flash_TileAccumulateOp : Flash_Op<"tile_accumulate", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Adds the first rows of an f32 tile into one (batch, head) "
+                "plane";
+  let description = [{
+    Adds rows `0 .. count` of the f32 `[R, D]` tile to rows `start .. start +
+    count` of the plane `(batch, head)` of the f32 `[B, H, S, D]` memref
+    `dest`. Programs of one grid may add into the same rows concurrently:
+    every target makes each element's addition atomic (the CPU's loops run
+    one program's additions at a time), so the sum is complete when the grid
+    is, in some order. `role` is `dq`: the backward's query gradient, which
+    every KV block's program contributes to.
+
+    ```mlir
+    flash.tile_accumulate dq %part, %dq_acc[%b, %h, %row] rows %n
+        : tensor<64x128xf32> -> memref<?x32x?x128xf32>
+    ```
+  }];
+  let arguments = (ins Flash_TileRole:$role, RankedTensorOf<[F32]>:$tile,
+                       MemRefRankOf<[F32], [4]>:$dest, Index:$batch,
+                       Index:$head, Index:$start, Index:$count);
+  let assemblyFormat = [{
+    $role $tile `,` $dest `[` $batch `,` $head `,` $start `]` `rows` $count
+      attr-dict `:` type($tile) `->` type($dest)
   }];
   let hasVerifier = 1;
 }

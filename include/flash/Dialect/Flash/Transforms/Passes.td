@@ -354,6 +354,31 @@ def FlashOnlineSoftmax : Pass<"flash-online-softmax"> {
   ];
 }
 
+def FlashBackwardRecompute : Pass<"flash-backward-recompute"> {
+  let summary = "Expand the backward's tile steps into FlashAttention-2's "
+                "recomputation";
+  let description = [{
+    Rewrites each `flash.tile_grad` into FlashAttention-2's backward step on
+    tensors (linalg, arith, math), each step under its formula. The
+    probabilities are recomputed from the forward's saved LSE instead of
+    being stored: S = Q K^T; s = scale * S; (s', s'_s) = the score_mod
+    region and its derivative (ModDerivative.h; the identity without one);
+    mask; P = exp2(s' * log2e - LSE * log2e) (0 on a row with LSE = -inf);
+    dV += P^T dO; dP = dO V^T; dS = scale * P * (dP - D) * s'_s;
+    dK += dS^T Q; and dQ's part dS K. The same expansion runs before the CPU
+    loops and the GPU kernels, as flash-online-softmax's does.
+  }];
+  let statistics = [
+    Statistic<"numSteps", "num-steps", "Backward tile steps expanded">,
+    Statistic<"numMasked", "num-masked-steps",
+              "Expanded steps that apply an element mask">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def FlashAssignLayouts : Pass<"flash-assign-layouts"> {
   let summary = "Assign a GPU fragment layout to every tile value of each "
                 "attention grid";
