@@ -34,6 +34,7 @@ import os
 import re
 import shlex
 import shutil
+import string
 import subprocess
 import threading
 import time
@@ -76,6 +77,25 @@ def _hash_file(path, h):
     h.update(digest.encode())
 
 
+_PLACEHOLDERS = ("mlir", "out", "chip")
+
+
+def _check_template(arg):
+    """Refuses a command argument that str.format cannot fill with the
+    placeholders (an unknown or positional field, an unmatched brace), when
+    it is set rather than at the first cache miss."""
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(arg) if f is not None]
+    except ValueError as ex:
+        raise FlashValueError(f"compiler command argument {arg!r}: {ex} (write {{{{ and }}}} "
+                              f"for literal braces)") from None
+    for field in fields:
+        if field not in _PLACEHOLDERS:
+            raise FlashValueError(
+                f"compiler command argument {arg!r} uses {{{field}}}; the placeholders are "
+                f"{{mlir}}, {{out}} and {{chip}} (write {{{{ and }}}} for literal braces)")
+
+
 class Compiler:
     """A compiler command. `command`: a list (or shell-quoted string) with
     {mlir}, {out} and {chip} placeholders; `files`: files whose content
@@ -88,6 +108,8 @@ class Compiler:
         self.command = [str(c) for c in command]
         if not self.command:
             raise FlashValueError("empty compiler command")
+        for arg in self.command:
+            _check_template(arg)
         self.files = [os.path.abspath(f) for f in files]
         self.env = dict(env or {})
         self._id = None
@@ -275,6 +297,16 @@ class KernelCache:
                 f"machine with FlashMLIR built, run: {precompile_command([variant], chip)} "
                 f"and copy {os.path.join('DIR', chip)} to {os.path.join(self.directory, chip)}")
         final = self.path(variant, chip, compiler.id)
+        try:
+            return self._compile(variant, chip, compiler, final)
+        except OSError as ex:
+            # A cache directory that is a file, a lock that is a directory,
+            # a full or read-only disk: the path and the reason.
+            where = ex.filename or os.path.dirname(final)
+            raise FlashError(f"kernel cache {self.directory}: cannot compile {variant.name} "
+                             f"for {chip}: {where}: {ex.strerror or ex}") from None
+
+    def _compile(self, variant, chip, compiler, final):
         os.makedirs(os.path.dirname(final), exist_ok=True)
         lock_path = os.path.join(self.directory, chip, f"{variant.name}.lock")
         with open(lock_path, "a") as lock:

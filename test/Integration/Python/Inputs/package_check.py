@@ -156,6 +156,29 @@ class Cache(unittest.TestCase):
         self.assertNotEqual(Compiler(["bash", script], env={"X": "1"}).id,
                             Compiler(["bash", script], env={"X": "2"}).id)
 
+    def test_template_checked_when_set(self):
+        # An unknown or positional field, or a stray brace, is refused when
+        # the command is set, not as a KeyError at the first cache miss.
+        for arg in ("{chips}", "{0}", "${HOME}", "{", "}"):
+            with self.assertRaisesRegex(flashmlir.FlashValueError, "compiler command argument"):
+                Compiler(["cc", arg, "{mlir}", "{out}"])
+        self.assertEqual(Compiler(["cc", "{{x}}", "--chip={chip}"]).argv("a", "b", "sm_90a"),
+                         ["cc", "{x}", "--chip=sm_90a"])
+
+    def test_filesystem_errors(self):
+        # A cache directory that is a file, a lock path that is a directory:
+        # FlashErrors naming the path, and nothing compiled.
+        comp = fake_compiler(self.tmp)
+        plain = os.path.join(self.tmp, "plain-file")
+        open(plain, "w").close()
+        with self.assertRaisesRegex(FlashError, "plain-file/sm_90a: Not a directory"):
+            KernelCache(plain, comp, opener=FakeKernel).get(Variant("bf16", 64), "sm_90a")
+        cache_dir = os.path.join(self.tmp, "cache")
+        os.makedirs(os.path.join(cache_dir, "sm_90a", "attn_bf16_d64.lock"))
+        with self.assertRaisesRegex(FlashError, r"attn_bf16_d64\.lock: Is a directory"):
+            KernelCache(cache_dir, comp, opener=FakeKernel).get(Variant("bf16", 64), "sm_90a")
+        self.assertEqual(compile_log(self.tmp), [])
+
     def test_chip(self):
         self.assertEqual(chip_for_device(9, 0), "sm_90a")
         self.assertEqual(chip_for_device(8, 0), "sm_80")
