@@ -19,6 +19,7 @@
 #include "flash/Dialect/Flash/Transforms/Passes.h"
 #include "flash/InitAllFlash.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -248,6 +249,10 @@ static int compile(StringRef inputName, StringRef outName,
   if (!module)
     return 1;
   parseTimer.stop();
+  // An input with nothing to compile would give an empty artifact.
+  if (llvm::none_of(module->getOps<func::FuncOp>(),
+                    [](func::FuncOp f) { return !f.isExternal(); }))
+    return fail("'" + inputName + "' has no function to compile");
 
   // flash-lower-to-gpu: kernels -> cubin, host -> LLVM dialect.
   TimingScope pipelineTimer = root.nest("flash-lower-to-gpu");
@@ -356,6 +361,14 @@ int main(int argc, char **argv) {
     return fail("no output: give -o OUT");
   if (emit == EmitKind::SharedObject && outName == "-")
     return fail("a shared object cannot be written to stdout");
+  // Never write over the input (a swapped or repeated argument).
+  for (StringRef out : {StringRef(outName), StringRef(ptxName)}) {
+    bool same = false;
+    if (!out.empty() && out != "-" &&
+        (out == positional[0] ||
+         (!llvm::sys::fs::equivalent(positional[0], out, same) && same)))
+      return fail("the output '" + out + "' is the input");
+  }
 
   DefaultTimingManager timingManager;
   timingManager.setEnabled(timing);
