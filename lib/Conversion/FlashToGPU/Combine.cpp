@@ -22,42 +22,48 @@ using namespace mlir::flash;
 
 namespace mlir::flash::gpu_kernel {
 
-LogicalResult KernelEmitter::cloneCombineBlock(Block &body, IRMapping &map,
-                                               bool perThread) {
+/// Clones a block of the combine grid into the kernel: stores, the loops
+/// over splits (unrolled), the head-dim loop (one thread per element) and
+/// the scalar math; `perThread` stores are written by every thread, others
+/// by thread 0.
+static LogicalResult cloneCombineBlock(const KernelContext &kc,
+                                       KernelArgs &args,
+                                       const ScopeState &scope, Block &body,
+                                       IRMapping &map, bool perThread) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   for (Operation &op : body.without_terminator()) {
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      auto it = lifted.find(store.getMemRef());
-      if (it == lifted.end())
-        it = lifted.insert({store.getMemRef(),
-                            liftTensor(store.getMemRef(), -1)}).first;
+      // A copy: lifting the indices and the value may lift more tensors.
+      KernelTensor kt = args.tensor(store.getMemRef());
       SmallVector<Value> idx;
       for (Value i : store.getIndices())
-        if (!idx.emplace_back(lift(i, map)))
+        if (!idx.emplace_back(args.lift(i, map, scope)))
           return failure();
-      Value value = lift(store.getValue(), map);
+      Value value = args.lift(store.getValue(), map, scope);
       if (!value)
         return failure();
       // Row-level results (LSE) are written by thread 0 alone.
       OpBuilder::InsertionGuard guard(b);
       if (!perThread) {
         auto ifOp = scf::IfOp::create(
-            b, loc, cmp(arith::CmpIPredicate::eq, tid, c(0)), false);
+            b, loc, kc.cmp(arith::CmpIPredicate::eq, kc.tid, kc.c(0)), false);
         b.setInsertionPointToStart(&ifOp.getThenRegion().front());
       }
-      KernelTensor &kt = it->second;
       LLVM::StoreOp::create(
           b, loc, value,
-          globalPtr(kt.ptr, mul(elementOffset(kt, idx), c(kt.eltBytes))),
+          kc.globalPtr(kt.ptr,
+                       kc.mul(kc.elementOffset(kt, idx), kc.c(kt.eltBytes))),
           kt.eltBytes);
       continue;
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       SmallVector<Value> inits;
       for (Value init : loop.getInitArgs())
-        inits.push_back(lift(init, map));
-      Value lb = lift(loop.getLowerBound(), map),
-            ub = lift(loop.getUpperBound(), map),
-            step = lift(loop.getStep(), map);
+        inits.push_back(args.lift(init, map, scope));
+      Value lb = args.lift(loop.getLowerBound(), map, scope),
+            ub = args.lift(loop.getUpperBound(), map, scope),
+            step = args.lift(loop.getStep(), map, scope);
       if (!lb || !ub || !step || llvm::is_contained(inits, Value()))
         return failure();
       auto clone = scf::ForOp::create(b, loc, lb, ub, step, inits);
@@ -68,11 +74,12 @@ LogicalResult KernelEmitter::cloneCombineBlock(Block &body, IRMapping &map,
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(clone.getBody());
-        if (failed(cloneCombineBlock(*loop.getBody(), map, perThread)))
+        if (failed(cloneCombineBlock(kc, args, scope, *loop.getBody(), map,
+                                     perThread)))
           return failure();
         SmallVector<Value> yields;
         for (Value y : loop.getBody()->getTerminator()->getOperands())
-          yields.push_back(lift(y, map));
+          yields.push_back(args.lift(y, map, scope));
         scf::YieldOp::create(b, loc, yields);
       }
       // The loops over splits: unrolled so that 8 loads are in flight
@@ -90,67 +97,72 @@ LogicalResult KernelEmitter::cloneCombineBlock(Block &body, IRMapping &map,
     }
     if (auto inner = dyn_cast<scf::ParallelOp>(op)) {
       // The head-dim loop: one thread per element.
-      Value ub = lift(inner.getUpperBound()[0], map);
+      Value ub = args.lift(inner.getUpperBound()[0], map, scope);
       if (!ub)
         return failure();
       auto ifOp = scf::IfOp::create(
-          b, loc, cmp(arith::CmpIPredicate::ult, tid, ub), false);
+          b, loc, kc.cmp(arith::CmpIPredicate::ult, kc.tid, ub), false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      map.map(inner.getInductionVars()[0], tid);
-      if (failed(cloneCombineBlock(*inner.getBody(), map, true)))
+      map.map(inner.getInductionVars()[0], kc.tid);
+      if (failed(
+              cloneCombineBlock(kc, args, scope, *inner.getBody(), map, true)))
         return failure();
       continue;
     }
     // exp, log and max as one instruction each (weights <= 1; LSE), not
     // libdevice calls (see intrinsic()).
     if (auto e = dyn_cast<math::ExpOp>(op)) {
-      Value x = lift(e.getOperand(), map);
+      Value x = args.lift(e.getOperand(), map, scope);
       if (!x)
         return failure();
-      map.map(e.getResult(), exp2(fmul(x, cf(kLog2e))));
+      map.map(e.getResult(), kc.exp2(kc.fmul(x, kc.cf(kLog2e))));
       continue;
     }
     if (auto lg = dyn_cast<math::LogOp>(op)) {
-      Value x = lift(lg.getOperand(), map);
+      Value x = args.lift(lg.getOperand(), map, scope);
       if (!x)
         return failure();
-      map.map(lg.getResult(), log(x));
+      map.map(lg.getResult(), kc.log(x));
       continue;
     }
     if (auto mx = dyn_cast<arith::MaxNumFOp>(op)) {
-      Value x = lift(mx.getLhs(), map), y = lift(mx.getRhs(), map);
+      Value x = args.lift(mx.getLhs(), map, scope),
+            y = args.lift(mx.getRhs(), map, scope);
       if (!x || !y)
         return failure();
-      map.map(mx.getResult(), fmax(x, y));
+      map.map(mx.getResult(), kc.fmax(x, y));
       continue;
     }
     if (auto f = dyn_cast<math::FmaOp>(op)) {
-      Value x = lift(f.getA(), map), y = lift(f.getB(), map),
-            z = lift(f.getC(), map);
+      Value x = args.lift(f.getA(), map, scope),
+            y = args.lift(f.getB(), map, scope),
+            z = args.lift(f.getC(), map, scope);
       if (!x || !y || !z)
         return failure();
-      map.map(f.getResult(), fma(x, y, z));
+      map.map(f.getResult(), kc.fma(x, y, z));
       continue;
     }
     if (op.getNumRegions() != 0 || op.getNumResults() != 1)
       return op.emitOpError("flash-to-gpu: unexpected op in a combine grid");
-    if (!lift(op.getResult(0), map))
+    if (!args.lift(op.getResult(0), map, scope))
       return failure();
   }
   return success();
 }
 
 LogicalResult KernelEmitter::emitCombine(SmallVectorImpl<Value> &hostArgs) {
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  b.setInsertionPointToStart(&kc.entry);
   IRMapping map;
-  ValueRange ivs = t.grid.getInductionVars();
+  ValueRange ivs = kc.t.grid.getInductionVars();
   map.map(ivs[0], gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   map.map(ivs[1], gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   map.map(ivs[2], gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
-  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  if (failed(cloneCombineBlock(t.grid.getBody().front(), map, false)))
+  kc.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  if (failed(cloneCombineBlock(kc, args, scope, kc.t.grid.getBody().front(),
+                               map, false)))
     return failure();
   return finishKernel(hostArgs);
 }

@@ -33,62 +33,70 @@ using namespace mlir::flash;
 
 namespace mlir::flash::gpu_kernel {
 
-LogicalResult KernelEmitter::lowerFill(linalg::FillOp op, IRMapping &map) {
+LogicalResult lowerFill(const KernelContext &kc, KernelArgs &args,
+                        const ScopeState &scope, FragmentState &fs,
+                        linalg::FillOp op, IRMapping &map) {
   auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
   Value scalar = op.getInputs()[0];
-  if (!type || type.getDimSize(0) != bm || type.getRank() > 2 ||
+  if (!type || type.getDimSize(0) != kc.bm || type.getRank() > 2 ||
       !scalar.getType().isF32())
     return op.emitOpError("flash-to-gpu: only f32 [block_m] and [block_m, n] "
                           "tiles can be filled in registers");
   Fragment f;
-  f.elt = f32;
+  f.elt = kc.f32;
   if (type.getRank() == 2) {
     f.kind = Fragment::Acc;
     f.cols = type.getDimSize(1);
   } else {
     f.kind = fragmentKind(op.getResult(0));
   }
-  Value v = lift(scalar, map);
+  Value v = args.lift(scalar, map, scope);
   if (!v)
     return failure();
-  f.regs.assign(numRegs(op.getResult(0)), v);
-  frags[op.getResult(0)] = std::move(f);
+  f.regs.assign(kc.numRegs(op.getResult(0)), v);
+  fs.frags[op.getResult(0)] = std::move(f);
   return success();
 }
 
-FailureOr<Fragment> KernelEmitter::fragmentOf(Value v, Operation *user,
-                                              bool keepPartial) {
-  auto it = frags.find(v);
-  if (it == frags.end())
+FailureOr<Fragment> fragmentOf(const KernelContext &kc, FragmentState &fs,
+                               Value v, Operation *user, bool keepPartial) {
+  auto it = fs.frags.find(v);
+  if (it == fs.frags.end())
     return user->emitOpError("flash-to-gpu: an operand is not a tile in "
                              "registers (only Q/K/V tile loads feed matmuls)"),
            failure();
   if (it->second.kind != Fragment::RowPartial || keepPartial)
     return it->second;
   Fragment part = it->second;
-  auto total = rowTotals.find(v);
-  if (total != rowTotals.end() && llvm::all_of(llvm::enumerate(total->second.regs), [&](auto r) { return !emitsRow(r.index()) || r.value(); }))
+  auto total = fs.rowTotals.find(v);
+  if (total != fs.rowTotals.end() &&
+      llvm::all_of(llvm::enumerate(total->second.regs), [&](auto r) {
+        return !fs.emitsRow(r.index()) || r.value();
+      }))
     return total->second;
   // The row's total: the quad's parts summed by two xor-shuffles (in a
   // row-local run, only the row being emitted).
-  Fragment &row = rowTotals[v];
+  Fragment &row = fs.rowTotals[v];
   if (row.regs.empty()) {
     row = part;
     row.kind = Fragment::Row;
-    if (onlyRow)
+    if (fs.onlyRow)
       row.regs.assign(part.regs.size(), Value());
   }
   for (auto [n, r] : llvm::enumerate(row.regs)) {
-    if (!emitsRow(n))
+    if (!fs.emitsRow(n))
       continue;
     Value x = part.regs[n];
-    x = fadd(x, shflXor(x, 1));
-    r = fadd(x, shflXor(x, 2));
+    x = kc.fadd(x, kc.shflXor(x, 1));
+    r = kc.fadd(x, kc.shflXor(x, 2));
   }
   return row;
 }
 
-LogicalResult KernelEmitter::lowerBody(Block &body, IRMapping &map) {
+LogicalResult
+lowerBody(const KernelContext &kc, FragmentState &fs, Block &body,
+          IRMapping &map,
+          function_ref<LogicalResult(Operation *, IRMapping &)> lowerOp) {
   // Row-local: an element-wise op or row reduction (each lowering checks
   // its maps; both read and write only the elements of the row they
   // compute), or a value with no registers (tensor.empty, scalars).
@@ -125,13 +133,13 @@ LogicalResult KernelEmitter::lowerBody(Block &body, IRMapping &map) {
     // across the run must be this emission's.
     for (size_t k = i; k < end; ++k)
       for (Value r : all[k]->getResults()) {
-        frags.erase(r);
-        rowTotals.erase(r);
+        fs.frags.erase(r);
+        fs.rowTotals.erase(r);
       }
-    auto reset = llvm::make_scope_exit([&] { onlyRow.reset(); });
-    int64_t group = rowGroup();
-    for (int64_t row = 0; row < 2 * mTiles; row += group) {
-      onlyRow = {row, row + group};
+    auto reset = llvm::make_scope_exit([&] { fs.onlyRow.reset(); });
+    int64_t group = kc.rowGroup();
+    for (int64_t row = 0; row < 2 * kc.mTiles; row += group) {
+      fs.onlyRow = {row, row + group};
       for (size_t k = i; k < end; ++k)
         if (failed(lowerOp(all[k], map)))
           return failure();
@@ -141,33 +149,38 @@ LogicalResult KernelEmitter::lowerBody(Block &body, IRMapping &map) {
   return success();
 }
 
-Value KernelEmitter::element(const Fragment &f, int64_t idx) {
+static Value element(const KernelContext &kc, const Fragment &f, int64_t idx) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   if (!f.packed())
     return f.regs[idx];
   Value pair = LLVM::BitcastOp::create(b, loc, VectorType::get({2}, f.elt),
                                        f.regs[idx / 2]);
-  return LLVM::ExtractElementOp::create(b, loc, pair, ci32(idx % 2));
+  return LLVM::ExtractElementOp::create(b, loc, pair, kc.ci32(idx % 2));
 }
 
-Value KernelEmitter::selectScalar(Operation &op, IRMapping &m) {
+Value selectScalar(const KernelContext &kc, KernelArgs &args, Operation &op,
+                   IRMapping &m) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   auto arg = [&](unsigned i) { return m.lookup(op.getOperand(i)); };
   if (op.getNumResults() == 1 && op.getResult(0).getType().isF32()) {
     if (isa<math::Exp2Op>(op))
-      return exp2(arg(0));
+      return kc.exp2(arg(0));
     if (isa<math::FmaOp>(op))
-      return fma(arg(0), arg(1), arg(2));
+      return kc.fma(arg(0), arg(1), arg(2));
     if (isa<math::TanhOp>(op))
-      return tanh(arg(0));
+      return kc.tanh(arg(0));
     if (isa<math::LogOp>(op))
-      return log(arg(0));
+      return kc.log(arg(0));
     if (isa<arith::MaxNumFOp>(op))
-      return fmax(arg(0), arg(1));
+      return kc.fmax(arg(0), arg(1));
   }
   if (auto load = dyn_cast<memref::LoadOp>(op)) {
     SmallVector<Value> indices;
     for (Value i : load.getIndices())
       indices.push_back(m.lookup(i));
-    return loadCapture(load, indices);
+    return loadCapture(kc, args, load, indices);
   }
   // |x| without libdevice (gpu-to-nvvm maps math.absi/absf to __nv_abs /
   // __nv_fabsf, which may be left unresolved): max(x, -x), one abs.s32 /
@@ -180,7 +193,7 @@ Value KernelEmitter::selectScalar(Operation &op, IRMapping &m) {
             arith::ConstantOp::create(b, loc, b.getZeroAttr(arg(0).getType())),
             arg(0)));
   if (isa<math::AbsFOp>(op) && op.getResult(0).getType().isF32())
-    return intrinsic("llvm.fabs.f32", {arg(0)});
+    return kc.intrinsic("llvm.fabs.f32", {arg(0)});
   if (isa<arith::ArithDialect>(op.getDialect()) && op.getNumRegions() == 0 &&
       op.getNumResults() == 1) {
     Operation *clone = b.clone(op, m);
@@ -189,8 +202,8 @@ Value KernelEmitter::selectScalar(Operation &op, IRMapping &m) {
     if (auto fm = dyn_cast<arith::ArithFastMathInterface>(clone))
       clone->setAttr(fm.getFastMathAttrName(),
                      arith::FastMathFlagsAttr::get(
-                         ctx, fm.getFastMathFlagsAttr().getValue() |
-                                  arith::FastMathFlags::contract));
+                         kc.ctx, fm.getFastMathFlagsAttr().getValue() |
+                                     arith::FastMathFlags::contract));
     return clone->getResult(0);
   }
   op.emitOpError("flash-to-gpu: no register-level lowering for this op in a "
@@ -224,12 +237,15 @@ LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
   return success();
 }
 
-LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
-                                              IRMapping &map) {
+LogicalResult lowerElementwise(const KernelContext &kc, KernelArgs &args,
+                               const ScopeState &scope, FragmentState &fs,
+                               linalg::GenericOp op, IRMapping &map) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   Value result = op.getResult(0);
   auto type = cast<RankedTensorType>(result.getType());
   int64_t rank = type.getRank();
-  if (rank > 2 || type.getDimSize(0) != bm ||
+  if (rank > 2 || type.getDimSize(0) != kc.bm ||
       !op.getIndexingMapsArray().back().isIdentity())
     return op.emitOpError("flash-to-gpu: an element-wise tile op must write "
                           "a [block_m] or [block_m, n] tile in order");
@@ -262,8 +278,8 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
                             "tiles in order or row vectors along the columns");
     // Only the init of a partial result stays partial (row_partial); an
     // input is read as its row total.
-    FailureOr<Fragment> f =
-        fragmentOf(operand.get(), op, keepPartial && op.isDpsInit(&operand));
+    FailureOr<Fragment> f = fragmentOf(kc, fs, operand.get(), op,
+                                       keepPartial && op.isDpsInit(&operand));
     if (failed(f))
       return failure();
     if (!broadcast && f->cols != out.cols)
@@ -306,7 +322,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     return d && d->getBlock() == &body ? d : nullptr;
   };
   llvm::SetVector<Operation *> early;
-  Operation *wait = scoresWaitHere();
+  Operation *wait = fs.scoresWaitHere(b);
   if (wait)
     for (auto load : body.getOps<memref::LoadOp>()) {
       SmallVector<Operation *> slice{load};
@@ -333,7 +349,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // the time, the other turn kernels unchanged). On a one-warpgroup d64
   // kernel the 32 predicates live across the wait made it 1.16x slower
   // (bench/results/2026-12-02-h200-mask-compares-above-wait.log).
-  if (wait && !early.empty() && config.getPingpong())
+  if (wait && !early.empty() && kc.config.getPingpong())
     for (Operation &o : body.without_terminator()) {
       if (early.contains(&o) || o.getNumResults() != 1)
         continue;
@@ -359,12 +375,13 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
       Value offset = addOp.getOperand(1 - k);
       if (!index || op.getRegion().isAncestor(offset.getParentRegion()))
         continue;
-      Value base = lift(offset, map);
+      Value base = args.lift(offset, map, scope);
       if (!base)
         return failure();
       int64_t dim = index.getDim();
       offsetAdds[addOp] = {
-          add(base, dim == 0 ? add(mul(warp, c(16)), g) : mul(tq, c(2))),
+          kc.add(base, dim == 0 ? kc.add(kc.mul(kc.warp, kc.c(16)), kc.g)
+                                : kc.mul(kc.tq, kc.c(2))),
           dim};
       break;
     }
@@ -379,9 +396,10 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   // path: the mma.sync kernels hold 4 rows a thread at up to 255
   // registers, and the bounds' live ranges made ptxas spill (d32, d64).
   SmallVector<Operation *> columns;
-  if (wg && curLoop &&
-      (curLoop.getRole() == KVLoopRole::Main ||
-       curLoop.getRole() == KVLoopRole::MaskMod))
+  KVLoopOp loop = scope.curLoop;
+  if (kc.wg && loop &&
+      (loop.getRole() == KVLoopRole::Main ||
+       loop.getRole() == KVLoopRole::MaskMod))
     for (auto &[add, at] : offsetAdds)
       if (at.second == 1)
         columns.push_back(add);
@@ -391,7 +409,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   };
 
   int64_t nTiles = out.cols / 8;
-  int64_t count = rank == 2 ? mTiles * nTiles * 4 : mTiles * 2;
+  int64_t count = rank == 2 ? kc.mTiles * nTiles * 4 : kc.mTiles * 2;
   auto position = [&](int64_t idx) {
     int64_t mt, h, nt = 0, e = 0;
     if (rank == 2) {
@@ -413,7 +431,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
   SmallVector<int64_t> order;
   for (int64_t idx = 0; idx < count; ++idx) {
     auto [mt, h, nt, e] = position(idx);
-    if (emitsRow(2 * mt + h))
+    if (fs.emitsRow(2 * mt + h))
       order.push_back(idx);
   }
   int64_t first = early.empty() ? 1 : 0;
@@ -424,16 +442,16 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     if (phase == 1)
       for (Source &s : sources)
         m.map(s.arg, s.broadcast ? s.frag.regs[2 * mt + h]
-                     : s.frag.kind == Fragment::Acc ? element(s.frag, idx)
+                     : s.frag.kind == Fragment::Acc ? element(kc, s.frag, idx)
                                                     : s.frag.regs[idx]);
     if (phase == first)
       for (auto index : body.getOps<linalg::IndexOp>()) {
         Value coord = index.getDim() == 0
-                          ? add(warpRow(mt), add(g, c(8 * h)))
-                          : add(c(8 * nt + e), mul(tq, c(2)));
+                          ? kc.add(kc.warpRow(mt), kc.add(kc.g, kc.c(8 * h)))
+                          : kc.add(kc.c(8 * nt + e), kc.mul(kc.tq, kc.c(2)));
         m.map(index.getResult(), coord);
       }
-    auto outside = [&](Value v) { return lift(v, map); };
+    auto outside = [&](Value v) { return args.lift(v, map, scope); };
     auto select = [&](Operation &o) -> Value {
       if (isa<linalg::IndexOp>(o))
         return m.lookup(o.getResult(0));
@@ -441,12 +459,12 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
       // tile), nsw so that a capture load folds the constant into its
       // address.
       if (auto it = offsetAdds.find(&o); it != offsetAdds.end())
-        return addNsw(it->second.first,
-                      c(it->second.second == 0 ? mt * 16 * warps + 8 * h
-                                               : 8 * nt + e));
+        return kc.addNsw(it->second.first, kc.c(it->second.second == 0
+                                                    ? mt * 16 * kc.warps + 8 * h
+                                                    : 8 * nt + e));
       if (Value test = columnBounds.lower(b, loc, o, m, 8 * nt + e, baseOf))
         return test;
-      return selectScalar(o, m);
+      return selectScalar(kc, args, o, m);
     };
     if (phase == 0) {
       // The early ops only, in body order.
@@ -462,7 +480,7 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     values[idx] = m.lookup(narrow ? narrow->getOperand(0) : yielded);
   }
   // In a row-local run, the rows emitted before this one are kept.
-  if (auto done = frags.find(result); onlyRow && done != frags.end())
+  if (auto done = fs.frags.find(result); fs.onlyRow && done != fs.frags.end())
     out.regs = done->second.regs;
   else
     out.regs.assign(out.packed() ? count / 2 : count, Value());
@@ -474,22 +492,23 @@ LogicalResult KernelEmitter::lowerElementwise(linalg::GenericOp op,
     if (i % 2)
       continue;
     if (narrow) {
-      out.regs[i / 2] = packPair(values[i], values[i + 1]);
+      out.regs[i / 2] = kc.packPair(values[i], values[i + 1]);
       continue;
     }
     Type pairType = VectorType::get({2}, out.elt);
     Value pair = LLVM::PoisonOp::create(b, loc, pairType);
     for (int64_t k = 0; k < 2; ++k)
       pair = LLVM::InsertElementOp::create(b, loc, pair, values[i + k],
-                                           ci32(k));
-    out.regs[i / 2] = LLVM::BitcastOp::create(b, loc, i32, pair);
+                                           kc.ci32(k));
+    out.regs[i / 2] = LLVM::BitcastOp::create(b, loc, kc.i32, pair);
   }
-  frags[result] = std::move(out);
+  fs.frags[result] = std::move(out);
   return success();
 }
 
-LogicalResult KernelEmitter::lowerRowReduction(linalg::GenericOp op,
-                                               IRMapping &map) {
+LogicalResult lowerRowReduction(const KernelContext &kc, KernelArgs &args,
+                                const ScopeState &scope, FragmentState &fs,
+                                linalg::GenericOp op, IRMapping &map) {
   MLIRContext *mctx = op.getContext();
   AffineMap rowOf2 = AffineMap::get(2, 0, getAffineDimExpr(0, mctx), mctx);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -503,8 +522,9 @@ LogicalResult KernelEmitter::lowerRowReduction(linalg::GenericOp op,
                           "lowered");
   Value result = op.getResult(0);
   bool partial = fragmentKind(result) == Fragment::RowPartial;
-  FailureOr<Fragment> in = fragmentOf(op.getDpsInputs()[0], op);
-  FailureOr<Fragment> init = fragmentOf(op.getDpsInits()[0], op, partial);
+  FailureOr<Fragment> in = fragmentOf(kc, fs, op.getDpsInputs()[0], op);
+  FailureOr<Fragment> init =
+      fragmentOf(kc, fs, op.getDpsInits()[0], op, partial);
   if (failed(in) || failed(init))
     return failure();
   if (in->kind != Fragment::Acc || in->packed())
@@ -518,8 +538,8 @@ LogicalResult KernelEmitter::lowerRowReduction(linalg::GenericOp op,
     m.map(inArg, x);
     m.map(accArg, y);
     if (failed(cloneBody(
-            body, m, nullptr, [&](Value v) { return lift(v, map); },
-            [&](Operation &o) { return selectScalar(o, m); }))) {
+            body, m, nullptr, [&](Value v) { return args.lift(v, map, scope); },
+            [&](Operation &o) { return selectScalar(kc, args, o, m); }))) {
       failedClone = true;
       return x;
     }
@@ -535,18 +555,18 @@ LogicalResult KernelEmitter::lowerRowReduction(linalg::GenericOp op,
   int64_t nTiles = in->cols / 8;
   Fragment out = *init;
   // In a row-local run, the rows emitted before this one are kept.
-  if (auto done = frags.find(result); onlyRow && done != frags.end())
+  if (auto done = fs.frags.find(result); fs.onlyRow && done != fs.frags.end())
     out = done->second;
   out.kind = partial ? Fragment::RowPartial : Fragment::Row;
-  for (int64_t mt = 0; mt < mTiles; ++mt)
+  for (int64_t mt = 0; mt < kc.mTiles; ++mt)
     for (int64_t h = 0; h < 2; ++h) {
-      if (!emitsRow(2 * mt + h))
+      if (!fs.emitsRow(2 * mt + h))
         continue;
       SmallVector<Value> vals;
       for (int64_t nt = 0; nt < nTiles; ++nt)
         for (int64_t e = 0; e < 2; ++e)
-          vals.push_back(in->regs[frag(mt, nt, 2 * h + e, nTiles)]);
-      Value part = tree(vals, combine);
+          vals.push_back(in->regs[kc.frag(mt, nt, 2 * h + e, nTiles)]);
+      Value part = kc.tree(vals, combine);
       Value &r = out.regs[2 * mt + h];
       r = init->regs[2 * mt + h];
       // An idempotent combine (max, min) takes the init, the same in the
@@ -555,14 +575,14 @@ LogicalResult KernelEmitter::lowerRowReduction(linalg::GenericOp op,
         part = combine(part, r);
       // A row's 4 owners are one quad: xor 1 and 2 reach the other three.
       if (!partial) {
-        part = combine(part, shflXor(part, 1));
-        part = combine(part, shflXor(part, 2));
+        part = combine(part, kc.shflXor(part, 1));
+        part = combine(part, kc.shflXor(part, 2));
       }
       r = idempotent ? part : combine(part, r);
     }
   if (failedClone)
     return failure();
-  frags[result] = std::move(out);
+  fs.frags[result] = std::move(out);
   return success();
 }
 

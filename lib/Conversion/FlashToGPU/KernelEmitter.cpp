@@ -1,13 +1,15 @@
 //===- KernelEmitter.cpp - Moving the tile IR into an FA2 kernel ---------===//
 //
 // What every kernel shares: host values and memrefs become kernel arguments
-// (lift, capture, liftTensor), and emit() builds the FA2 forward kernel from
-// the grid: block ids for the grid's axes, shared memory, the K/V
-// pipeline's start (Pipeline.cpp lowers flash-pipeline-kv's ops), and then
-// the grid's own ops in order, each lowered by its pattern (lowerOp): the
-// KV loops as scf.for loops carrying their tiles' registers and the
-// pipeline's slot, their bodies (the GEMMs and the online softmax as
-// flash-online-softmax wrote it) and the epilogue.
+// (KernelArgs: lift, capture, liftTensor), and emit() builds the FA2 forward
+// kernel from the grid: its prologue sets the KernelContext's values (block
+// ids for the grid's axes, thread ids, shared memory, the tensors and their
+// planes), then the K/V pipeline's start (Pipeline.cpp lowers
+// flash-pipeline-kv's ops), and then the grid's own ops in order, each
+// lowered by its family's lowering with the state that family touches
+// (lowerOp): the KV loops as scf.for loops carrying their tiles' registers
+// and the pipeline's slot, their bodies (the GEMMs and the online softmax
+// as flash-online-softmax wrote it) and the epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,11 +31,13 @@ using namespace mlir::flash;
 
 namespace mlir::flash::gpu_kernel {
 
-Value KernelEmitter::capture(Value hostValue) {
+Value KernelArgs::capture(Value hostValue) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   auto it = captureArgs.find(hostValue);
   if (it != captureArgs.end())
     return it->second;
-  Block &entry = func.getBody().front();
+  Block &entry = kc.entry;
   if (!hostValue.getType().isIndex()) {
     Value arg = entry.addArgument(hostValue.getType(), loc);
     captured.push_back(hostValue);
@@ -44,7 +48,7 @@ Value KernelEmitter::capture(Value hostValue) {
   // index again in the kernel, whose index is 32-bit: all offsets fit
   // (the runtime refuses tensors of 2 GiB or more), and 32-bit address
   // arithmetic saves the registers FA2's tile sizes need.
-  OpBuilder host(t.grid);
+  OpBuilder host(kc.t.grid);
   Value wide =
       arith::IndexCastOp::create(host, loc, host.getI64Type(), hostValue);
   Value arg = entry.addArgument(host.getI64Type(), loc);
@@ -56,11 +60,10 @@ Value KernelEmitter::capture(Value hostValue) {
   return narrow;
 }
 
-/// Clones the computation of the scalar `v` from the grid body into the
-/// kernel: constants are rematerialised, values from outside the grid (the
-/// host's sizes) become kernel arguments, grid induction variables become
-/// block ids (through `map`).
-Value KernelEmitter::lift(Value v, IRMapping &map) {
+Value KernelArgs::lift(Value v, IRMapping &map, const ScopeState &scope,
+                       size_t ifDepth, bool inLoop) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   if (Value mapped = map.lookupOrNull(v))
     return mapped;
   Operation *def = v.getDefiningOp();
@@ -68,15 +71,12 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   // canonicalize hoisted out of both branches) is lifted before the
   // kernel's scf.if: lifted inside one branch, its mapping would not
   // dominate the other.
-  if (!ifScopes.empty()) {
-    auto [src, dst] = ifScopes.back();
+  if (ifDepth > 0) {
+    auto [src, dst] = scope.ifScopes[ifDepth - 1];
     if (!src->isAncestor(def ? def : v.getParentBlock()->getParentOp())) {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(dst);
-      ifScopes.pop_back();
-      Value lifted = lift(v, map);
-      ifScopes.push_back({src, dst});
-      return lifted;
+      return lift(v, map, scope, ifDepth - 1, inLoop);
     }
   }
   if (def && def->hasTrait<OpTrait::ConstantLike>()) {
@@ -87,19 +87,17 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   Operation *owner = def ? def : v.getParentBlock()->getParentOp();
   // A value of the grid that does not vary with the KV loop being emitted
   // is computed once, before it.
-  if (curLoop && outerMap && !curLoop->isAncestor(owner)) {
+  if (inLoop && scope.curLoop && scope.outerMap &&
+      !scope.curLoop->isAncestor(owner)) {
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(curFor);
-    KVLoopOp loop = curLoop;
-    curLoop = {};
-    Value outer = lift(v, *outerMap);
-    curLoop = loop;
+    b.setInsertionPoint(scope.curFor);
+    Value outer = lift(v, *scope.outerMap, scope, ifDepth, /*inLoop=*/false);
     if (outer)
       map.map(v, outer);
     return outer;
   }
-  bool inside = def ? t.grid->isProperAncestor(def)
-                    : t.grid->isAncestor(v.getParentBlock()->getParentOp());
+  bool inside = def ? kc.t.grid->isProperAncestor(def)
+                    : kc.t.grid->isAncestor(v.getParentBlock()->getParentOp());
   if (!inside) {
     Value arg = capture(v);
     map.map(v, arg);
@@ -107,11 +105,12 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   }
   // The size of a host memref: computed on the host, passed in.
   if (auto dim = dyn_cast_or_null<memref::DimOp>(def)) {
-    if (!t.grid->isAncestor(dim.getSource().getParentBlock()->getParentOp())) {
+    if (!kc.t.grid->isAncestor(
+            dim.getSource().getParentBlock()->getParentOp())) {
       if (Value index = dim.getIndex();
-          !t.grid->isAncestor(index.getParentBlock()->getParentOp()) ||
+          !kc.t.grid->isAncestor(index.getParentBlock()->getParentOp()) ||
           index.getDefiningOp<arith::ConstantOp>()) {
-        OpBuilder host(t.grid);
+        OpBuilder host(kc.t.grid);
         Value hostIndex = index;
         if (auto cst = index.getDefiningOp<arith::ConstantOp>())
           hostIndex = host.clone(*cst)->getResult(0);
@@ -126,23 +125,20 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   // A scalar read of a host memref (kv_lens[b], a capture a mask_mod's key
   // bounds read): a global load.
   if (auto load = dyn_cast_or_null<memref::LoadOp>(def)) {
-    if (!t.grid->isAncestor(load.getMemRef().getParentBlock()->getParentOp())) {
+    if (!kc.t.grid->isAncestor(
+            load.getMemRef().getParentBlock()->getParentOp())) {
       SmallVector<Value> idx;
       for (Value i : load.getIndices())
-        if (!idx.emplace_back(lift(i, map)))
+        if (!idx.emplace_back(lift(i, map, scope, ifDepth, inLoop)))
           return {};
-      auto it = lifted.find(load.getMemRef());
-      if (it == lifted.end())
-        it = lifted.insert({load.getMemRef(),
-                            liftTensor(load.getMemRef(), -1)}).first;
-      KernelTensor &kt = it->second;
-      Value ptr = globalPtr(kt.ptr, mul(elementOffset(kt, idx),
-                                        c(kt.eltBytes)));
+      const KernelTensor &kt = tensor(load.getMemRef());
+      Value ptr = kc.globalPtr(
+          kt.ptr, kc.mul(kc.elementOffset(kt, idx), kc.c(kt.eltBytes)));
       // A region capture (read by a mask_mod's key bounds, MaskKeys.h) is
       // read-only for the kernel's lifetime, as in the regions:
       // ld.global.nc. Other host memrefs (kv_lens, the hint, the combine's
       // partials) keep their plain loads.
-      bool capture = llvm::is_contained(t.captures, load.getMemRef());
+      bool capture = llvm::is_contained(kc.t.captures, load.getMemRef());
       Value val = LLVM::LoadOp::create(b, loc, load.getType(), ptr,
                                        kt.eltBytes, /*isVolatile=*/false,
                                        /*isNonTemporal=*/false,
@@ -154,40 +150,42 @@ Value KernelEmitter::lift(Value v, IRMapping &map) {
   if (!def || !isa<arith::ArithDialect, affine::AffineDialect>(
                   def->getDialect()) ||
       def->getNumRegions() != 0) {
-    (def ? def : t.grid.getOperation())
+    (def ? def : kc.t.grid.getOperation())
         ->emitOpError("flash-to-gpu: cannot move this computation into the "
                       "kernel");
     return {};
   }
   for (Value operand : def->getOperands())
-    if (!lift(operand, map))
+    if (!lift(operand, map, scope, ifDepth, inLoop))
       return {};
   Operation *clone = b.clone(*def, map);
   return clone->getResult(cast<OpResult>(v).getResultNumber());
 }
 
-Value KernelEmitter::elementOffset(KernelTensor &kt, ValueRange indices,
-                                   bool nsw) {
+Value KernelContext::elementOffset(const KernelTensor &kt, ValueRange indices,
+                                   bool nsw) const {
   Value off = c(0);
   for (auto [i, stride] : llvm::zip(indices, kt.strides))
     off = nsw ? addNsw(off, mulNsw(i, stride)) : add(off, mul(i, stride));
   return off;
 }
 
-KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim,
-                                      bool staticLayout) {
+KernelTensor KernelArgs::liftTensor(Value memref, int64_t seqDim,
+                                    bool staticLayout) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   auto type = cast<MemRefType>(memref.getType());
   KernelTensor kt;
   kt.eltBytes = type.getElementTypeBitWidth() / 8;
   // Host side: the aligned pointer, offset and strides of the descriptor.
-  OpBuilder host(t.grid);
+  OpBuilder host(kc.t.grid);
   auto meta = memref::ExtractStridedMetadataOp::create(host, loc, memref);
   Value alignedIdx =
       memref::ExtractAlignedPointerAsIndexOp::create(host, loc, memref);
   Value alignedI64 =
       arith::IndexCastOp::create(host, loc, host.getI64Type(), alignedIdx);
-  Value ptr = LLVM::IntToPtrOp::create(host, loc, LLVM::LLVMPointerType::get(ctx),
-                                       alignedI64);
+  Value ptr = LLVM::IntToPtrOp::create(
+      host, loc, LLVM::LLVMPointerType::get(kc.ctx), alignedI64);
   Value ptrArg = capture(ptr);
   // With `staticLayout`, the strides and offset the type knows are
   // constants in the kernel (a capture's unit innermost stride lets LLVM
@@ -202,7 +200,7 @@ KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim,
     staticStrides.assign(type.getRank(), ShapedType::kDynamic);
     staticOffset = ShapedType::kDynamic;
   }
-  OpBuilder top = OpBuilder::atBlockBegin(&func.getBody().front());
+  OpBuilder top = OpBuilder::atBlockBegin(&kc.entry);
   auto known = [&](int64_t v, Value dynamic) -> Value {
     if (ShapedType::isDynamic(v))
       return capture(dynamic);
@@ -222,28 +220,43 @@ KernelTensor KernelEmitter::liftTensor(Value memref, int64_t seqDim,
   if (Operation *def = offset.getDefiningOp())
     b.setInsertionPointAfter(def);
   else
-    b.setInsertionPointToStart(&func.getBody().front());
+    b.setInsertionPointToStart(&kc.entry);
   Value global = LLVM::AddrSpaceCastOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx, 1), ptrArg);
-  kt.ptr = globalPtr(global, mul(offset, c(kt.eltBytes)));
+      b, loc, LLVM::LLVMPointerType::get(kc.ctx, 1), ptrArg);
+  kt.ptr = kc.globalPtr(global, kc.mul(offset, kc.c(kt.eltBytes)));
   return kt;
 }
 
+const KernelTensor &KernelArgs::tensor(Value memref, bool staticLayout) {
+  auto it = lifted.find(memref);
+  if (it == lifted.end())
+    it = lifted.insert({memref, liftTensor(memref, -1, staticLayout)}).first;
+  return it->second;
+}
+
+LogicalResult KernelArgs::getHostArgs(SmallVectorImpl<Value> &hostArgs) const {
+  if (llvm::any_of(captured, [](Value v) { return !v; }))
+    return failure();
+  hostArgs.assign(captured.begin(), captured.end());
+  return success();
+}
+
 LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  b.setInsertionPointToStart(&kc.entry);
   IRMapping map;
   // The grid's induction variables are the block ids: x = Q row block
   // (reversed under a causal mask, below), y = query head, z = batch
   // (flash-tile's scf.parallel order).
-  ValueRange ivs = t.grid.getInductionVars();
+  ValueRange ivs = kc.t.grid.getInductionVars();
   Value bx = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
-  if (t.partial()) {
+  if (kc.t.partial()) {
     // Split-KV: x = split * (Q row blocks) + Q row block.
-    Value mBlocks = lift(t.grid.getUpperBounds()[0], map);
+    Value mBlocks = args.lift(kc.t.grid.getUpperBounds()[0], map, scope);
     map.map(ivs[0], arith::RemUIOp::create(b, loc, bx, mBlocks));
     map.map(ivs[3], arith::DivUIOp::create(b, loc, bx, mBlocks));
-  } else if (t.grid.getCausal() && (wg || !t.table())) {
+  } else if (kc.t.grid.getCausal() && (kc.wg || !kc.t.table())) {
     // Longest first (FA3's LPT order): under a causal mask Q row block m
     // visits about m + 1 key blocks, and the GPU starts programs in block-id
     // order. Block x runs row block gridDim.x - 1 - x, so the last programs
@@ -255,60 +268,59 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     // order), where the block id stays a free special register (the d64
     // causal paged decode chunk spilled 4 bytes with the reversed one).
     Value blocks = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
-    map.map(ivs[0], sub(sub(blocks, c(1)), bx));
+    map.map(ivs[0], kc.sub(kc.sub(blocks, kc.c(1)), bx));
   } else {
     map.map(ivs[0], bx);
   }
   map.map(ivs[1], gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   map.map(ivs[2], gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
-  tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  lane = arith::RemUIOp::create(b, loc, tid, c(32));
-  warp = arith::DivUIOp::create(b, loc, tid, c(32));
-  g = arith::DivUIOp::create(b, loc, lane, c(4));
-  tq = arith::RemUIOp::create(b, loc, lane, c(4));
+  kc.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  kc.lane = arith::RemUIOp::create(b, loc, kc.tid, kc.c(32));
+  kc.warp = arith::DivUIOp::create(b, loc, kc.tid, kc.c(32));
+  kc.g = arith::DivUIOp::create(b, loc, kc.lane, kc.c(4));
+  kc.tq = arith::RemUIOp::create(b, loc, kc.lane, kc.c(4));
 
   // Dynamic shared memory: [Q | K stages | V stages], bytes.
-  auto gpuModule = func->getParentOfType<gpu::GPUModuleOp>();
-  smemPtrType = LLVM::LLVMPointerType::get(ctx, 3);
-  smemBase = LLVM::AddressOfOp::create(b, loc, smemPtrType, "flash_smem");
-  if (wg) {
+  kc.smemPtrType = LLVM::LLVMPointerType::get(kc.ctx, 3);
+  kc.smemBase = LLVM::AddressOfOp::create(b, loc, kc.smemPtrType, "flash_smem");
+  if (kc.wg) {
     // Align the base up to 1024 bytes (smemBytes() reserved the slack):
     // wgmma's swizzle is a function of the address, ours of the offset.
-    Value addr = LLVM::PtrToIntOp::create(b, loc, i32, smemBase);
-    Value pad = arith::AndIOp::create(b, loc, sub(ci32(0), addr), ci32(1023));
-    smemBase = LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(), smemBase,
-                                   ValueRange{pad});
+    Value addr = LLVM::PtrToIntOp::create(b, loc, kc.i32, kc.smemBase);
+    Value pad =
+        arith::AndIOp::create(b, loc, kc.sub(kc.ci32(0), addr), kc.ci32(1023));
+    kc.smemBase = LLVM::GEPOp::create(b, loc, kc.smemPtrType, b.getI8Type(),
+                                      kc.smemBase, ValueRange{pad});
   }
-  (void)gpuModule;
 
-  q = liftTensor(t.qLoad.getSource());
-  k = liftTensor(t.kSrc());
-  v = liftTensor(t.vSrc());
-  int64_t split = t.partial() ? 1 : 0;
-  o = liftTensor(t.oStore.getDest(), 2 + split);
-  if (t.lseStore)
-    lse = liftTensor(t.lseStore.getDest(), 2 + split);
+  kc.q = args.liftTensor(kc.t.qLoad.getSource());
+  kc.k = args.liftTensor(kc.t.kSrc());
+  kc.v = args.liftTensor(kc.t.vSrc());
+  int64_t split = kc.t.partial() ? 1 : 0;
+  kc.o = args.liftTensor(kc.t.oStore.getDest(), 2 + split);
+  if (kc.t.lseStore)
+    kc.lse = args.liftTensor(kc.t.lseStore.getDest(), 2 + split);
 
   // The rows the tile loads may read: Q's and the keys' ends.
-  seqQ = lift(t.qLoad.getLimit(), map);
-  seqK = lift(t.kLoads.front().getLimit(), map);
-  Value row0 = lift(t.qLoad.getStart(), map);
+  kc.seqQ = args.lift(kc.t.qLoad.getLimit(), map, scope);
+  kc.seqK = args.lift(kc.t.kLoads.front().getLimit(), map, scope);
+  Value row0 = args.lift(kc.t.qLoad.getStart(), map, scope);
   // ([split,] batch, head) planes: every index of a tile read or write but
   // the last (the row).
-  auto planeOf = [&](ValueRange indices, KernelTensor &kt,
+  auto planeOf = [&](ValueRange indices, const KernelTensor &kt,
                      IRMapping &mp) -> Value {
-    Value plane = c(0);
+    Value plane = kc.c(0);
     for (auto [i, index] : llvm::enumerate(indices.drop_back()))
-      plane = add(plane, mul(lift(index, mp), kt.strides[i]));
+      plane = kc.add(plane, kc.mul(args.lift(index, mp, scope), kt.strides[i]));
     return plane;
   };
   auto loadIndices = [](TileLoadOp load) -> SmallVector<Value> {
     return {load.getBatch(), load.getHead(), load.getStart()};
   };
-  qPlane = planeOf(loadIndices(t.qLoad), q, map);
-  oPlane = planeOf(t.oStore.getIndices(), o, map);
-  if (t.lseStore)
-    lsePlane = planeOf(t.lseStore.getIndices(), lse, map);
+  kc.qPlane = planeOf(loadIndices(kc.t.qLoad), kc.q, map);
+  kc.oPlane = planeOf(kc.t.oStore.getIndices(), kc.o, map);
+  if (kc.t.lseStore)
+    kc.lsePlane = planeOf(kc.t.lseStore.getIndices(), kc.lse, map);
 
   // The K/V pipeline starts where flash-pipeline-kv put its start op: the
   // tile values before it that the runs' bounds read (a scan of the keys,
@@ -316,12 +328,12 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   auto startPipeline = [&] {
     // The KV sequence of every loop: trip count, and the block start of
     // iteration j (cloned from the loop body with the iv mapped to j).
-    trips.clear();
-    for (KVLoopOp loop : t.loops) {
+    pipeline.trips.clear();
+    for (KVLoopOp loop : kc.t.loops) {
       // Upper bound first: the order the bounds' computations are cloned in.
-      Value ub = lift(loop.getUpper(), map);
-      Value lb = lift(loop.getLower(), map);
-      trips.push_back(sub(ub, lb));
+      Value ub = args.lift(loop.getUpper(), map, scope);
+      Value lb = args.lift(loop.getLower(), map, scope);
+      pipeline.trips.push_back(kc.sub(ub, lb));
     }
     // K and V head planes: the reads' (batch, head) do not depend on the KV
     // iteration (matchGrid checked that every loop reads the same plane).
@@ -330,32 +342,35 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     // folded into its base pointer once, so the loop keeps as many live
     // registers as with one shared plane (a second plane register made the
     // d256 wgmma kernels spill).
-    if (t.table()) {
+    if (kc.t.table()) {
       // Paged: the KV head's plane; pages are added per row.
-      table = liftTensor(t.table(), -1);
-      tableRow = mul(lift(t.kLoads.front().getBatch(), map), table.strides[0]);
-      OpBuilder host(t.grid);
-      pageSize = capture(memref::DimOp::create(host, loc, t.kSrc(), 2));
-      Value kvHead = lift(t.kLoads.front().getHead(), map);
-      kPlane = mul(kvHead, k.strideH);
-      vPlane = mul(kvHead, v.strideH);
+      kc.table = args.liftTensor(kc.t.table(), -1);
+      kc.tableRow =
+          kc.mul(args.lift(kc.t.kLoads.front().getBatch(), map, scope),
+                 kc.table.strides[0]);
+      OpBuilder host(kc.t.grid);
+      kc.pageSize =
+          args.capture(memref::DimOp::create(host, loc, kc.t.kSrc(), 2));
+      Value kvHead = args.lift(kc.t.kLoads.front().getHead(), map, scope);
+      kc.kPlane = kc.mul(kvHead, kc.k.strideH);
+      kc.vPlane = kc.mul(kvHead, kc.v.strideH);
     } else {
-      kPlane = planeOf(loadIndices(t.kLoads.front()), k, map);
-      vPlane = planeOf(loadIndices(t.vLoads.front()), v, map);
+      kc.kPlane = planeOf(loadIndices(kc.t.kLoads.front()), kc.k, map);
+      kc.vPlane = planeOf(loadIndices(kc.t.vLoads.front()), kc.v, map);
     }
-    v.ptr = globalPtr(v.ptr, mul(vPlane, c(v.eltBytes)));
-    vPlane = c(0);
+    kc.v.ptr = kc.globalPtr(kc.v.ptr, kc.mul(kc.vPlane, kc.c(kc.v.eltBytes)));
+    kc.vPlane = kc.c(0);
     // The K/V pipeline's start: the blocks in flight before the loops, or
     // the producer warpgroup and the consumers' own Q (Pipeline.cpp).
-    lowerPipelineStart(map, row0);
+    lowerPipelineStart(kc, args, scope, pipeline, map, row0);
   };
 
   // The grid's ops in order: the initial state, the pipeline's start, the
   // KV loops (their bodies lowered op by op), the epilogue and the stores.
   // Scalar index computations are lifted where they are used.
   int64_t li = 0;
-  for (Operation &op : t.grid.getBody().front().without_terminator()) {
-    if (&op == t.pipelineStart) {
+  for (Operation &op : kc.t.grid.getBody().front().without_terminator()) {
+    if (&op == kc.t.pipelineStart) {
       startPipeline();
       continue;
     }
@@ -367,22 +382,27 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
     if (failed(lowerOp(&op, map)))
       return failure();
   }
-  if (consumerRole)
-    b.setInsertionPointAfter(consumerRole);
+  if (pipeline.consumerRole)
+    b.setInsertionPointAfter(pipeline.consumerRole);
   return finishKernel(hostArgs);
 }
 
-Value KernelEmitter::startAt(int64_t li, Value j, IRMapping &local) {
+Value startAt(const KernelContext &kc, KernelArgs &args,
+              const ScopeState &scope, int64_t li, Value j, IRMapping &local) {
   // Iteration j of a loop visits block ub - 1 - j (reversed) or lb + j.
-  KVLoopOp loop = t.loops[li];
-  Value block = loop.getReversed()
-                    ? sub(sub(lift(loop.getUpper(), local), c(1)), j)
-                    : add(lift(loop.getLower(), local), j);
+  KVLoopOp loop = kc.t.loops[li];
+  Value block =
+      loop.getReversed()
+          ? kc.sub(kc.sub(args.lift(loop.getUpper(), local, scope), kc.c(1)), j)
+          : kc.add(args.lift(loop.getLower(), local, scope), j);
   local.map(loop.getBlockIndex(), block);
-  return lift(t.kLoads[li].getStart(), local);
+  return args.lift(kc.t.kLoads[li].getStart(), local, scope);
 }
 
 LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
+  auto lowerBlockFn = [&](Block &body, IRMapping &m) {
+    return lowerBlock(body, m);
+  };
   // A tile nobody reads (the LSE of an entry without an LSE output).
   if (isOpTriviallyDead(op))
     return success();
@@ -391,34 +411,34 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
     case Fragment::Uniform:
     case Fragment::Spread:
     case Fragment::Cta:
-      return lowerFreeFill(fill, map);
+      return lowerFreeFill(kc, args, scope, fs, fill, map);
     default:
-      return lowerFill(fill, map);
+      return lowerFill(kc, args, scope, fs, fill, map);
     }
   if (auto matmul = dyn_cast<linalg::MatmulOp>(op))
-    return lowerMatmul(matmul, map);
+    return lowerMatmul(kc, scope, fs, matmul, map);
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
     if (!generic.hasPureTensorSemantics() || generic.getNumResults() != 1)
       return op->emitOpError("flash-to-gpu: a tile op computes one tensor");
     Fragment::Kind kind = fragmentKind(generic.getResult(0));
     if (kind == Fragment::Spread || kind == Fragment::Cta)
-      return lowerSpread(generic, map);
+      return lowerSpread(kc, args, scope, fs, generic, map);
     if (kind == Fragment::Uniform)
-      return lowerUniformReduction(generic, map);
+      return lowerUniformReduction(kc, args, scope, fs, generic, map);
     if (generic.getNumReductionLoops() == 0)
-      return lowerElementwise(generic, map);
-    return lowerRowReduction(generic, map);
+      return lowerElementwise(kc, args, scope, fs, generic, map);
+    return lowerRowReduction(kc, args, scope, fs, generic, map);
   }
   if (auto store = dyn_cast<TileStoreOp>(op))
-    return lowerStore(store, map);
+    return lowerStore(kc, args, scope, fs, pipeline, store, map);
   if (auto extract = dyn_cast<tensor::ExtractOp>(op))
-    return lowerExtract(extract, map);
+    return lowerExtract(fs, extract, map);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
-    return lowerIf(ifOp, map);
+    return lowerIf(kc, args, scope, fs, ifOp, map, lowerBlockFn);
   if (auto forOp = dyn_cast<scf::ForOp>(op))
-    return lowerFor(forOp, map);
+    return lowerFor(kc, args, scope, fs, pipeline, forOp, map, lowerBlockFn);
   if (isPipelineOp(op))
-    return lowerPipelineOp(op, map);
+    return lowerPipelineOp(kc, fs, pipeline, op, map);
   // The copy schedule issues the tile loads; tensor.empty is only a shape.
   if (isa<TileLoadOp, tensor::EmptyOp>(op))
     return success();
@@ -431,10 +451,19 @@ LogicalResult KernelEmitter::lowerOp(Operation *op, IRMapping &map) {
                          "attention grid");
 }
 
-FailureOr<Fragment> KernelEmitter::stateFragment(Value v, BlockArgument arg) {
+LogicalResult KernelEmitter::lowerBlock(Block &body, IRMapping &map) {
+  return lowerBody(kc, fs, body, map,
+                   [&](Operation *op, IRMapping &m) { return lowerOp(op, m); });
+}
+
+/// The fragment of `v` (a loop init or yielded value) in the layout of the
+/// KV loop's iter_arg `arg`.
+static FailureOr<Fragment> stateFragment(const KernelContext &kc,
+                                         FragmentState &fs, Value v,
+                                         BlockArgument arg) {
   Fragment::Kind kind = fragmentKind(arg);
-  FailureOr<Fragment> f =
-      fragmentOf(v, arg.getOwner()->getParentOp(), kind == Fragment::RowPartial);
+  FailureOr<Fragment> f = fragmentOf(kc, fs, v, arg.getOwner()->getParentOp(),
+                                     kind == Fragment::RowPartial);
   if (succeeded(f) && f->kind != kind)
     return arg.getOwner()->getParentOp()->emitOpError(
                "flash-to-gpu: a loop-carried row vector changes layout"),
@@ -443,8 +472,10 @@ FailureOr<Fragment> KernelEmitter::stateFragment(Value v, BlockArgument arg) {
 }
 
 LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
-  KVLoopOp kvLoop = t.loops[li];
-  LoopPipeline &pipe = t.pipes[li];
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  KVLoopOp kvLoop = kc.t.loops[li];
+  LoopPipeline &pipe = kc.t.pipes[li];
   // The loop state: every tile iter_arg's registers, then the pipeline's
   // slot (and, with a producer, its phase parity): checkPipeline.
   auto tileArgs = kvLoop.getRegionIterArgs().take_front(pipe.stateBegin);
@@ -452,10 +483,10 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
   SmallVector<Fragment> inits;
   for (auto [init, arg] : llvm::zip(kvLoop.getInits(), tileArgs)) {
     auto type = cast<RankedTensorType>(init.getType());
-    if (!type.getElementType().isF32() || type.getDimSize(0) != bm)
+    if (!type.getElementType().isF32() || type.getDimSize(0) != kc.bm)
       return kvLoop.emitOpError("flash-to-gpu: the KV loop's state must be "
                                 "f32 [block_m] and [block_m, n] tiles");
-    FailureOr<Fragment> f = stateFragment(init, arg);
+    FailureOr<Fragment> f = stateFragment(kc, fs, init, arg);
     if (failed(f))
       return failure();
     llvm::append_range(state, f->regs);
@@ -465,42 +496,43 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
   for (Value init : kvLoop.getInits().drop_front(pipe.stateBegin))
     state.push_back(map.lookup(init));
 
-  auto loop = scf::ForOp::create(b, loc, c(0), trips[li], c(1), state);
+  auto loop =
+      scf::ForOp::create(b, loc, kc.c(0), pipeline.trips[li], kc.c(1), state);
   // The run's role, for reading the kernel's IR (tests, listings).
   loop->setAttr("flash.kv_loop",
                 b.getStringAttr(stringifyKVLoopRole(kvLoop.getRole())));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(loop.getBody());
   Value j = loop.getInductionVar();
-  SmallVector<Value> args(loop.getRegionIterArgs());
+  SmallVector<Value> iterArgs(loop.getRegionIterArgs());
   // The loop's own values: its block index is iteration j's block, its
   // pipeline state the scf.for's.
   IRMapping local = map;
   for (auto [arg, value] :
        llvm::zip(kvLoop.getRegionIterArgs().drop_front(pipe.stateBegin),
-                 ArrayRef(args).drop_front(stageIdx)))
+                 ArrayRef(iterArgs).drop_front(stageIdx)))
     local.map(arg, value);
-  Value col0 = startAt(li, j, local);
-  SmallVector<Value> next = lowerIterationStart(li, col0, local);
+  Value col0 = startAt(kc, args, scope, li, j, local);
+  SmallVector<Value> next = lowerIterationStart(kc, pipeline, li, col0, local);
 
   // The body's ops on this iteration's registers.
-  bindRegs(tileArgs, inits, args);
-  curLoop = kvLoop;
-  curLoopIndex = li;
-  outerMap = &map;
-  curFor = loop;
+  fs.bind(tileArgs, inits, iterArgs);
+  scope.curLoop = kvLoop;
+  scope.curLoopIndex = li;
+  scope.outerMap = &map;
+  scope.curFor = loop;
   auto done = llvm::make_scope_exit([&] {
-    curLoop = {};
-    outerMap = nullptr;
-    curFor = nullptr;
+    scope.curLoop = {};
+    scope.outerMap = nullptr;
+    scope.curFor = nullptr;
   });
   Block &body = kvLoop.getBody().front();
-  if (failed(lowerBody(body, local)))
+  if (failed(lowerBlock(body, local)))
     return failure();
   SmallVector<Value> yield;
   for (auto [value, arg] :
        llvm::zip(cast<YieldOp>(body.getTerminator()).getValues(), tileArgs)) {
-    FailureOr<Fragment> f = stateFragment(value, arg);
+    FailureOr<Fragment> f = stateFragment(kc, fs, value, arg);
     if (failed(f))
       return failure();
     llvm::append_range(yield, f->regs);
@@ -508,7 +540,7 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
   yield.append(next);
   scf::YieldOp::create(b, loc, yield);
 
-  bindRegs(kvLoop.getResults(), inits, loop.getResults());
+  fs.bind(kvLoop.getResults(), inits, loop.getResults());
   for (auto [result, value] :
        llvm::zip(kvLoop.getResults().drop_front(pipe.stateBegin),
                  loop.getResults().drop_front(stageIdx)))
@@ -517,8 +549,8 @@ LogicalResult KernelEmitter::emitKVLoop(int64_t li, IRMapping &map) {
   return success();
 }
 
-void KernelEmitter::bindRegs(ValueRange values, ArrayRef<Fragment> layouts,
-                             ValueRange regs) {
+void FragmentState::bind(ValueRange values, ArrayRef<Fragment> layouts,
+                         ValueRange regs) {
   int64_t pos = 0;
   for (auto [v, f] : llvm::zip(values, layouts)) {
     Fragment cur = f;
@@ -529,11 +561,8 @@ void KernelEmitter::bindRegs(ValueRange values, ArrayRef<Fragment> layouts,
 }
 
 LogicalResult KernelEmitter::finishKernel(SmallVectorImpl<Value> &hostArgs) {
-  gpu::ReturnOp::create(b, loc);
-  if (llvm::any_of(captured, [](Value v) { return !v; }))
-    return failure();
-  hostArgs.assign(captured.begin(), captured.end());
-  return success();
+  gpu::ReturnOp::create(kc.b, kc.loc);
+  return args.getHostArgs(hostArgs);
 }
 
 } // namespace mlir::flash::gpu_kernel

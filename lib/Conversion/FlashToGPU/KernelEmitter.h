@@ -10,9 +10,9 @@
 // value (#flash.frag, the encoding of its tensor type), in one file per
 // concern:
 //
-//   KernelEmitter.cpp  values moved into the kernel (lift/capture), the
-//                      kernel's loops, the dispatch of the grid's ops to the
-//                      patterns below
+//   KernelEmitter.cpp  values moved into the kernel (KernelArgs: lift,
+//                      capture), the prologue, the kernel's loops, the
+//                      dispatch of the grid's ops to the lowerings below
 //   Pipeline.cpp       flash-pipeline-kv's ops: the cp.async prologue, wait
 //                      and prefetch, or the producer warpgroup's mbarrier
 //                      ring; the slot each iteration reads; the drain
@@ -25,7 +25,19 @@
 //                      memory, ldmatrix, flash.tile_store of O and LSE
 //   MMA.cpp            linalg.matmul by mma.sync m16n8k16 (sm_80+)
 //   WGMMA.cpp          the same by wgmma.mma_async (sm_90a)
+//   Uniform.cpp        spread, cta and uniform tiles, scf.if and scf.for
+//                      over tiles
 //   Combine.cpp        flash.combine's grid cloned as its own kernel
+//
+// Each op family's lowerings are free functions. What every family reads
+// (the config, the thread ids, the tensors, the shared-memory map, the
+// builders) is the KernelContext (KernelContext.h), taken const; the state
+// a lowering changes is passed to it explicitly, so its signature names
+// what it touches: KernelArgs (the kernel's arguments, which moving a value
+// into the kernel adds to), ScopeState (the KV loop and regions being
+// emitted), FragmentState (the tiles' registers) and PipelineState (the
+// K/V pipeline's role split, drain and run). The KernelEmitter owns them
+// all and walks the grid.
 //
 // Tile values in registers are Fragments, the registers of their layout:
 // #flash.frag<acc> is the PTX layout of mma.m16n8k16's f32 accumulator
@@ -40,18 +52,15 @@
 #ifndef FLASH_CONVERSION_FLASHTOGPU_KERNELEMITTER_H
 #define FLASH_CONVERSION_FLASHTOGPU_KERNELEMITTER_H
 
+#include "KernelContext.h"
+
 #include "flash/Dialect/Flash/IR/FlashOps.h"
 #include "flash/Target/Targets.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::flash::gpu_kernel {
@@ -155,38 +164,183 @@ LogicalResult cloneBody(Block &body, IRMapping &m, Operation *skip,
 /// #flash.frag layout, or with an MMA kind other than its config's.
 LogicalResult checkLayouts(GridOp grid);
 
-/// A global tensor seen from the kernel: its data pointer (global address
-/// space, offset applied) and its batch/head/sequence strides in elements.
-struct KernelTensor {
-  Value ptr;
-  Value strideB, strideH, strideS;
-  /// Every dimension's stride (kernel side).
-  SmallVector<Value> strides;
-  int64_t eltBytes;
+/// The registers of the grid's tile values, as the op lowerings write and
+/// read them.
+struct FragmentState {
+  /// Where each tile value of the grid lives, once lowered.
+  DenseMap<Value, Fragment> frags;
+  /// Row totals of thread-partial sums, computed at their first use.
+  DenseMap<Value, Fragment> rowTotals;
+  /// While lowering a row-local run (lowerBody): the row vector register
+  /// indices [first, second) (2 * m-tile + half) whose elements are emitted.
+  std::optional<std::pair<int64_t, int64_t>> onlyRow;
+  /// The wait of the last wgmma score GEMM: element-wise ops may issue
+  /// capture reads above it (Elementwise.cpp).
+  Operation *scoresWait = nullptr;
+
+  bool emitsRow(int64_t r) const {
+    return !onlyRow || (r >= onlyRow->first && r < onlyRow->second);
+  }
+  /// The score GEMM's wgmma wait if it is in the block `b` emits into: work
+  /// that needs no score (capture reads, the ping-pong pass) goes before it,
+  /// to overlap the tensor cores.
+  Operation *scoresWaitHere(const OpBuilder &b) const {
+    return scoresWait && scoresWait->getBlock() == b.getInsertionBlock()
+               ? scoresWait
+               : nullptr;
+  }
+  /// Gives each of `values` the layout of its entry in `layouts` and the
+  /// next of `regs` in order: a loop's or branch's tile state unpacked from
+  /// its flat registers (iter_args, results).
+  void bind(ValueRange values, ArrayRef<Fragment> layouts, ValueRange regs);
 };
 
-/// Emits one kernel. Index arithmetic is on `index`; shared-memory byte
-/// offsets too (LLVM folds the lane-invariant parts).
+/// The K/V pipeline's state across the kernel (Pipeline.cpp).
+struct PipelineState {
+  /// The setmaxnreg counts of the producer and the consumer warpgroups.
+  RegisterSplit regs;
+  /// Each KV loop's trip count; the first key of the run's last block.
+  SmallVector<Value> trips;
+  Value lastCol;
+  /// With a producer warpgroup: the role split, whose else region holds
+  /// the consumers' code.
+  Operation *consumerRole = nullptr;
+  /// A flash.pipeline_drain was met: lowered before the epilogue's first
+  /// shared-memory write.
+  bool drainPending = false;
+};
+
+/// Lowers the ops of a block of the grid (KernelEmitter::lowerBlock): how a
+/// structured op lowers its regions.
+using BlockLowering = function_ref<LogicalResult(Block &, IRMapping &)>;
+
+// --- KernelEmitter.cpp ------------------------------------------------------
+/// The first key of loop `li`'s iteration `j`; maps the loop's block index
+/// in `local`.
+Value startAt(const KernelContext &kc, KernelArgs &args,
+              const ScopeState &scope, int64_t li, Value j, IRMapping &local);
+
+// --- Elementwise.cpp --------------------------------------------------------
+/// The fragment of `v`, with a thread-partial row vector reduced to a Row
+/// (once per value) unless `keepPartial`.
+FailureOr<Fragment> fragmentOf(const KernelContext &kc, FragmentState &fs,
+                               Value v, Operation *user,
+                               bool keepPartial = false);
+/// Clones the scalar op `op` of a linalg body through `m` as one
+/// instruction where the GPU has one (exp2, fma, tanh, log, max).
+Value selectScalar(const KernelContext &kc, KernelArgs &args, Operation &op,
+                   IRMapping &m);
+LogicalResult lowerFill(const KernelContext &kc, KernelArgs &args,
+                        const ScopeState &scope, FragmentState &fs,
+                        linalg::FillOp op, IRMapping &map);
+LogicalResult lowerElementwise(const KernelContext &kc, KernelArgs &args,
+                               const ScopeState &scope, FragmentState &fs,
+                               linalg::GenericOp op, IRMapping &map);
+LogicalResult lowerRowReduction(const KernelContext &kc, KernelArgs &args,
+                                const ScopeState &scope, FragmentState &fs,
+                                linalg::GenericOp op, IRMapping &map);
+/// Lowers a block's ops by `lowerOp` one by one, except that each maximal
+/// run of row-local tile ops (element-wise ops and row reductions, e.g. the
+/// whole softmax between the two GEMMs) is emitted one thread row at a
+/// time.
+LogicalResult
+lowerBody(const KernelContext &kc, FragmentState &fs, Block &body,
+          IRMapping &map,
+          function_ref<LogicalResult(Operation *, IRMapping &)> lowerOp);
+
+// --- Memory.cpp -------------------------------------------------------------
+/// A memref.load of a capture (a memref from outside the grid) in a tile
+/// computation, at the kernel's `indices`: a read-only global load.
+Value loadCapture(const KernelContext &kc, KernelArgs &args,
+                  memref::LoadOp load, ValueRange indices);
+/// cp.async of a [rows][d] tile of `src` by the threads of `team`.
+void emitTileCopy(const KernelContext &kc, CopyTeam team,
+                  const KernelTensor &src, Value rowStart, Value rowLimit,
+                  Value planeOffset, Value smemOffset, int64_t rows,
+                  bool predicated, bool gather = false);
+/// K and V of the block starting at `kvStart` into `stage`, by `team`.
+void emitKVCopy(const KernelContext &kc, CopyTeam team, Value kvStart,
+                Value stage);
+SmallVector<Value> ldmatrix(const KernelContext &kc, Value byteOffset,
+                            bool transpose);
+/// The store of O or LSE; lowers the pipeline's pending drain before the
+/// first shared-memory write.
+LogicalResult lowerStore(const KernelContext &kc, KernelArgs &args,
+                         const ScopeState &scope, FragmentState &fs,
+                         PipelineState &pipeline, TileStoreOp op,
+                         IRMapping &map);
+
+// --- MMA.cpp, WGMMA.cpp -----------------------------------------------------
+/// linalg.matmul of the KV loop being emitted (`scope`), by mma.sync or
+/// wgmma as its accumulator's layout says.
+LogicalResult lowerMatmul(const KernelContext &kc, const ScopeState &scope,
+                          FragmentState &fs, linalg::MatmulOp op,
+                          IRMapping &map);
+/// S = Q K^T by wgmma for the K block in `stage`; `wait` is set to the
+/// GEMM's wait.
+SmallVector<Value> emitScoresWgmma(const KernelContext &kc, Value stage,
+                                   Operation *&wait);
+/// acc += P V by wgmma with P's packed registers as the A operand.
+void emitPVWgmma(const KernelContext &kc, ArrayRef<Value> p,
+                 SmallVectorImpl<Value> &acc, Value stage);
+
+// --- Pipeline.cpp -----------------------------------------------------------
+/// The pipeline's start before the loops: the run's first and last block,
+/// then the cp.async prologue (Q and `stages - 1` blocks) or the producer
+/// warpgroup's role split (the consumers go on in its else region,
+/// consumerRole) with the consumers' Q; maps the start op's results.
+void lowerPipelineStart(const KernelContext &kc, KernelArgs &args,
+                        const ScopeState &scope, PipelineState &pipeline,
+                        IRMapping &map, Value row0);
+/// The top of KV loop `li`'s iteration (its block starts at `col0`): the
+/// wait and prefetch, or the acquire; maps the advance's results in
+/// `local` and returns them (the loop's next pipeline state).
+SmallVector<Value> lowerIterationStart(const KernelContext &kc,
+                                       const PipelineState &pipeline,
+                                       int64_t li, Value col0,
+                                       IRMapping &local);
+/// A pipeline op met in the grid's order: the release, the ping-pong turns
+/// (placed by the score GEMM's wait in `fs`); the drain is recorded for
+/// lowerStore; the others were lowered at the start.
+LogicalResult lowerPipelineOp(const KernelContext &kc, const FragmentState &fs,
+                              PipelineState &pipeline, Operation *op,
+                              IRMapping &map);
+/// Every copy landed and every consumer past its shared-memory reads.
+void lowerDrain(const KernelContext &kc, PipelineState &pipeline);
+
+// --- Uniform.cpp ------------------------------------------------------------
+/// A fill of a free vector (spread, cta) or of a 0-d uniform value.
+LogicalResult lowerFreeFill(const KernelContext &kc, KernelArgs &args,
+                            const ScopeState &scope, FragmentState &fs,
+                            linalg::FillOp op, IRMapping &map);
+LogicalResult lowerExtract(const FragmentState &fs, tensor::ExtractOp op,
+                           IRMapping &map);
+LogicalResult lowerSpread(const KernelContext &kc, KernelArgs &args,
+                          const ScopeState &scope, FragmentState &fs,
+                          linalg::GenericOp op, IRMapping &map);
+LogicalResult lowerUniformReduction(const KernelContext &kc, KernelArgs &args,
+                                    const ScopeState &scope, FragmentState &fs,
+                                    linalg::GenericOp op, IRMapping &map);
+/// An scf.if over tiles; its regions are lowered by `lowerBlock`.
+LogicalResult lowerIf(const KernelContext &kc, KernelArgs &args,
+                      ScopeState &scope, FragmentState &fs, scf::IfOp op,
+                      IRMapping &map, BlockLowering lowerBlock);
+/// An scf.for of the grid (a scan before the KV loops) carrying spread or
+/// cta tiles as registers; its body is lowered by `lowerBlock`.
+LogicalResult lowerFor(const KernelContext &kc, KernelArgs &args,
+                       ScopeState &scope, FragmentState &fs,
+                       const PipelineState &pipeline, scf::ForOp op,
+                       IRMapping &map, BlockLowering lowerBlock);
+
+/// Emits one kernel: owns the kernel's context and each family's state,
+/// and lowers the grid's ops in order, each by its family's lowering.
 class KernelEmitter {
 public:
   KernelEmitter(OpBuilder &b, Location loc, TiledAttention &t,
                 gpu::GPUFuncOp func, ConfigAttr config, Type eltType,
                 int64_t headDim)
-      : b(b), loc(loc), t(t), func(func), config(config), elt(eltType),
-        d(headDim),
-        bm(config.getBlockM()), bn(config.getBlockN()),
-        warps(config.getNumWarps()), stages(config.getNumStages()),
-        wg(config.getWgmma()) {
-    threads = 32 * warps;
-    ws = config.getProducer();
-    cpThreads = threads;
-    mTiles = bm / (16 * warps);
-    pitch = ConfigAttr::getRowPitch(headDim);
-    smem = config.getSmemMap(headDim, eltType.getIntOrFloatBitWidth() / 8);
-    f32 = b.getF32Type();
-    i32 = b.getI32Type();
-    ctx = b.getContext();
-  }
+      : kc(b, loc, t, func.getBody().front(), config, eltType, headDim),
+        args(kc) {}
 
   /// Emits the kernel body; returns the values to pass at launch, in the
   /// order of the kernel's arguments.
@@ -196,387 +350,32 @@ public:
   /// loop the thread id, memref accesses global loads and stores.
   LogicalResult emitCombine(SmallVectorImpl<Value> &hostArgs);
 
-  int64_t smemBytes() const { return smem.totalBytes(); }
-  /// Threads per program: the consumers plus the producer warpgroup.
-  int64_t launchThreads() const { return config.getProgramThreads(); }
+  int64_t smemBytes() const { return kc.smem.totalBytes(); }
   /// The setmaxnreg counts of the producer and the consumer warpgroups
   /// (getRegisterSplit of the config's producer_regs, else flash-to-gpu's
   /// producer-regs).
   void setRegisterSplit(const RegisterSplit &split) {
     assert(split.error == RegisterSplit::Error::None && "unchecked split");
-    regs = split;
+    pipeline.regs = split;
   }
-  RegisterSplit regs;
 
 private:
-  // --- Values from flash-tile's IR ---------------------------------------
-  Value lift(Value v, IRMapping &map);
-  Value capture(Value hostValue);
-  /// A host memref in the kernel; `seqDim` names the sequence dimension
-  /// (strideS; strideB/H are the two before it), -1 for none.
-  KernelTensor liftTensor(Value memref, int64_t seqDim = 2,
-                          bool staticLayout = false);
-  /// The element offset of `indices`; with `nsw` its adds and multiplies
-  /// promise no signed overflow (true of in-bounds indices: the runtime
-  /// refuses tensors of 2 GiB or more), which lets LLVM split constant
-  /// index parts off into the load's immediate offset.
-  Value elementOffset(KernelTensor &kt, ValueRange indices, bool nsw = false);
-  /// A memref.load of a capture (a memref from outside the grid) in a tile
-  /// computation, at the kernel's `indices`: a read-only global load
-  /// (Memory.cpp).
-  Value loadCapture(memref::LoadOp load, ValueRange indices);
-
-  // --- Small builders ------------------------------------------------------
-  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value cf(double v) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(float(v)));
-  }
-  Value ci32(int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value addNsw(Value x, Value y) {
-    return arith::AddIOp::create(b, loc, x, y, arith::IntegerOverflowFlags::nsw);
-  }
-  Value mulNsw(Value x, Value y) {
-    return arith::MulIOp::create(b, loc, x, y, arith::IntegerOverflowFlags::nsw);
-  }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value sel(Value cond, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, cond, x, y);
-  }
-  Value toI64(Value v) {
-    return arith::IndexCastOp::create(b, loc, b.getI64Type(), v);
-  }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  // max, ex2, lg2 and tanh as NVVM intrinsics (one instruction each), not
-  // libdevice calls: gpu-module-to-binary leaves some libdevice calls
-  // unresolved in modules with several large kernels (ptxas then fails).
-  Value intrinsic(StringRef name, ValueRange args) {
-    return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
-                                         args)
-        .getResult(0);
-  }
-  Value fmax(Value x, Value y) { return intrinsic("llvm.maxnum.f32", {x, y}); }
-  /// Natural log through lg2.approx (LSE only: relative error ~2^-22).
-  Value log(Value x) {
-    return fmul(intrinsic("llvm.nvvm.lg2.approx.f", {x}),
-                cf(1.0 / kLog2e));
-  }
-  /// tanh.approx.f32 (sm_75+), FA2's softcap tanh: LLVM 22 has no NVVM
-  /// intrinsic for it, so this is the one-instruction inline PTX.
-  Value tanh(Value x) {
-    return LLVM::InlineAsmOp::create(
-               b, loc, f32, ValueRange{x},
-               b.getStringAttr("tanh.approx.f32 $0, $1;"),
-               b.getStringAttr("=f,f"), UnitAttr(), UnitAttr(),
-               LLVM::TailCallKindAttr(), LLVM::AsmDialectAttr(), ArrayAttr())
-        .getResult(0);
-  }
-  Value fma(Value x, Value y, Value z) {
-    return intrinsic("llvm.fma.f32", {x, y, z});
-  }
-  /// 2^x as one MUFU.EX2 (ex2.approx.ftz.f32, FA2's exp2f under
-  /// --use_fast_math): math.exp2 goes through libdevice's non-ftz
-  /// ex2.approx.f32, which adds a denormal fix-up around it. P and alpha
-  /// below 2^-126 are flushed to 0, which the f32 sum cannot see anyway.
-  Value exp2(Value x) { return intrinsic("llvm.nvvm.ex2.approx.ftz.f", {x}); }
-  Value shflXor(Value v, int32_t offset) {
-    return gpu::ShuffleOp::create(b, loc, v, offset, 32, gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  }
-  /// Pairwise reduction: log2(n) dependent steps instead of n, which the
-  /// profile asked for (ncu: 2.0 of 5.7 cycles per instruction were
-  /// fixed-latency dependency stalls with serial row max/sum chains).
-  Value tree(SmallVector<Value> vals,
-             llvm::function_ref<Value(Value, Value)> combine) {
-    while (vals.size() > 1) {
-      SmallVector<Value> next;
-      for (size_t i = 0; i + 1 < vals.size(); i += 2)
-        next.push_back(combine(vals[i], vals[i + 1]));
-      if (vals.size() % 2)
-        next.push_back(vals.back());
-      vals = std::move(next);
-    }
-    return vals.front();
-  }
-  /// Byte address in the dynamic shared memory.
-  Value smemPtr(Value byteOffset) {
-    return LLVM::GEPOp::create(b, loc, smemPtrType, b.getI8Type(), smemBase,
-                               ValueRange{toI64(byteOffset)});
-  }
-  Value globalPtr(Value base, Value byteOffset) {
-    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                               ValueRange{toI64(byteOffset)});
-  }
-  /// Byte offset of the 16-byte chunk `chunk` of row `row` in a [rows][d]
-  /// tile: chunks are XOR-swizzled by the row so that the 8 rows one
-  /// ldmatrix 8x8 reads (and the 8 chunks cp.async writes) hit 8 distinct
-  /// bank groups. With wgmma, the tile is wgmma's 128-byte-swizzle
-  /// canonical layout instead: 64-element panels of [rows][128 B].
-  Value swizzled(Value row, Value chunk, int64_t rows);
-  /// wgmma shared-memory matrix descriptor of the tile at `byteOffset`
-  /// (128-byte swizzle; LBO and SBO in bytes).
-  Value descriptor(Value byteOffset, int64_t lbo, int64_t sbo);
-  /// The producer mode's mbarriers after the V stages: full[stage] (the
-  /// block landed) and empty[stage] (every consumer is done with it).
-  Value mbarrier(bool full, Value stage) {
-    return smemPtr(add(c(smem.barrierOffset(full)),
-                       mul(stage, c(SmemMap::kBarrierBytes))));
-  }
-  /// Barrier of the threads that compute (all of them without a producer).
-  void syncConsumers() {
-    if (!ws) {
-      gpu::BarrierOp::create(b, loc);
-      return;
-    }
-    NVVM::BarrierOp::create(b, loc, Type(), ci32(1), ci32(threads),
-                            NVVM::BarrierReductionAttr(), Value());
-  }
-  /// FA3's ping-pong turns (flash-pingpong): consumer warpgroup g waits for
-  /// its turn on named barrier kTurnBarrier + g (1 is syncConsumers'); the
-  /// other warpgroup arrives on it to pass the turn. 256 threads each: one
-  /// warpgroup syncs, the other arrives.
-  static constexpr int64_t kTurnBarrier = 2;
-  Value consumerGroup() { return arith::DivUIOp::create(b, loc, warp, c(4)); }
-  void turnBarrier(bool wait, Value group) {
-    Value id = arith::IndexCastOp::create(b, loc, i32,
-                                          add(group, c(kTurnBarrier)));
-    if (wait)
-      NVVM::BarrierOp::create(b, loc, Type(), id, ci32(256),
-                              NVVM::BarrierReductionAttr(), Value());
-    else
-      NVVM::BarrierArriveOp::create(b, loc, id, ci32(256));
-  }
-  void lowerTurn(Operation *op);
-  void fenceAsyncProxy() {
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  }
-  void arriveOn(Value bar) {
-    NVVM::MBarrierArriveOp::create(
-        b, loc, Type(), bar, Value(),
-        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
-  }
-  void waitParity(Value bar, Value parity) {
-    NVVM::MBarrierTryWaitParityOp::create(
-        b, loc, bar, arith::IndexCastOp::create(b, loc, i32, parity),
-        ci32(0x989680));
-  }
-  // --- The K/V pipeline (Pipeline.cpp) --------------------------------------
-  /// The pipeline's start before the loops: the run's first and last block,
-  /// then the cp.async prologue (Q and `stages - 1` blocks) or the producer
-  /// warpgroup's role split (the consumers go on in its else region,
-  /// consumerRole) with the consumers' Q; maps the start op's results.
-  void lowerPipelineStart(IRMapping &map, Value row0);
-  /// The producer warpgroup's loop: every K/V block of the program's run,
-  /// into the ring, one block ahead of its arrive on full[stage].
-  void emitProducer(Value firstCol, Value lastCol, Value anyBlock);
-  /// The top of KV loop `li`'s iteration (its block starts at `col0`): the
-  /// wait and prefetch, or the acquire; maps the advance's results in
-  /// `local` and returns them (the loop's next pipeline state).
-  SmallVector<Value> lowerIterationStart(int64_t li, Value col0,
-                                         IRMapping &local);
-  /// A pipeline op met in the grid's order: the release; the drain is
-  /// recorded for lowerStore; the others were lowered at the start.
-  LogicalResult lowerPipelineOp(Operation *op, IRMapping &map);
-  /// Every copy landed and every consumer past its shared-memory reads.
-  void lowerDrain();
-  /// `desc` moved by `bytes` (the start address field, in 16-byte units).
-  Value descPlus(Value desc, int64_t bytes) {
-    if (bytes == 0)
-      return desc;
-    return add64(desc, bytes >> 4);
-  }
-  Value add64(Value x, int64_t v) {
-    return arith::AddIOp::create(
-        b, loc, x, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
-  }
-
-  // --- FA2 pieces -----------------------------------------------------------
-  void emitTileCopy(KernelTensor &src, Value rowStart, Value rowLimit,
-                    Value planeOffset, Value smemOffset, int64_t rows,
-                    bool predicated, bool gather = false);
-  void emitKVCopy(Value kvStart, Value stage);
-  SmallVector<Value> emitScores(Value stage);
-  SmallVector<Value> emitScoresWgmma(Value stage);
-  /// acc += P V with P's packed 16-bit accumulator registers as the A
-  /// operand (FA2's register reuse: no shared-memory trip).
-  void emitPV(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
-  void emitPVWgmma(ArrayRef<Value> p, SmallVectorImpl<Value> &acc, Value stage);
-  /// The first key of loop `li`'s iteration `j`; maps the loop's block
-  /// index in `local`.
-  Value startAt(int64_t li, Value j, IRMapping &local);
+  /// Lowers one op of the grid (or of a KV loop's body) by its family.
+  LogicalResult lowerOp(Operation *op, IRMapping &map);
+  /// Lowers a block's ops (lowerBody: row-local runs row by row).
+  LogicalResult lowerBlock(Block &body, IRMapping &map);
   /// One flash.kv_loop as an scf.for over its blocks: its pipeline ops,
   /// then its body's ops.
   LogicalResult emitKVLoop(int64_t li, IRMapping &map);
-
-  // --- The patterns: one per op family of the grid -------------------------
-  /// Lowers one op of the grid (or of a KV loop's body) onto fragments.
-  LogicalResult lowerOp(Operation *op, IRMapping &map);
-  LogicalResult lowerFill(linalg::FillOp op, IRMapping &map);
-  LogicalResult lowerMatmul(linalg::MatmulOp op, IRMapping &map);
-  LogicalResult lowerElementwise(linalg::GenericOp op, IRMapping &map);
-  LogicalResult lowerRowReduction(linalg::GenericOp op, IRMapping &map);
-  /// Lowers a KV loop's body: ops one by one, except that each maximal run
-  /// of row-local tile ops (element-wise ops and row reductions, e.g. the
-  /// whole softmax between the two GEMMs) is emitted one thread row at a
-  /// time (Elementwise.cpp).
-  LogicalResult lowerBody(Block &body, IRMapping &map);
-  // Free vectors, their reductions and scf.if over tiles (Uniform.cpp).
-  LogicalResult lowerSpread(linalg::GenericOp op, IRMapping &map);
-  LogicalResult lowerUniformReduction(linalg::GenericOp op, IRMapping &map);
-  /// A fill of a free vector (spread, cta) or of a 0-d uniform value.
-  LogicalResult lowerFreeFill(linalg::FillOp op, IRMapping &map);
-  LogicalResult lowerExtract(tensor::ExtractOp op, IRMapping &map);
-  LogicalResult lowerIf(scf::IfOp op, IRMapping &map);
-  /// An scf.for of the grid (a scan before the KV loops) carrying spread or
-  /// cta tiles as registers.
-  LogicalResult lowerFor(scf::ForOp op, IRMapping &map);
-  /// A cta reduction's warp totals combined across the program's warps
-  /// through shared memory (Uniform.cpp).
-  Value combineWarps(Value warpTotal, Operation *combineOp);
-  /// The redux.sync that reduces `v` across a warp by `combineOp`, if one
-  /// does (integers of at most 32 bits but i1, index).
-  std::optional<NVVM::ReduxKind> reduxKind(Value v, Operation *combineOp);
-  /// `combineOp` (a reduction body's and/or/min/max/add) applied to x, y.
-  Value combine(Operation *combineOp, Value x, Value y);
-  /// An index or integer value carried as the integer type `word` (a
-  /// shuffle's or a shared-memory slot's), extended as `combineOp` reads it
-  /// (unsigned for unsigned min/max, else signed), and back to `t`.
-  Value toWord(Value v, Type word, Operation *combineOp);
-  Value fromWord(Value w, Type t);
-  LogicalResult lowerStore(TileStoreOp op, IRMapping &map);
-  /// Clones the scalar op `op` of a linalg body through `m` as one
-  /// instruction where the GPU has one (exp2, fma, tanh, log, max).
-  Value selectScalar(Operation &op, IRMapping &m);
-  /// The fragment of `v`, with a thread-partial row vector reduced to a
-  /// Row (once per value) unless `keepPartial`.
-  FailureOr<Fragment> fragmentOf(Value v, Operation *user,
-                                 bool keepPartial = false);
-  /// Element `idx` (unpacked numbering) of an Acc fragment.
-  Value element(const Fragment &f, int64_t idx);
-  /// The fragment of `v` (a loop init or yielded value) in the layout of
-  /// the KV loop's iter_arg `arg`.
-  FailureOr<Fragment> stateFragment(Value v, BlockArgument arg);
-  /// Gives each of `values` the layout of its entry in `layouts` and the
-  /// next of `regs` in order: a loop's or branch's tile state unpacked from
-  /// its flat registers (iter_args, results).
-  void bindRegs(ValueRange values, ArrayRef<Fragment> layouts, ValueRange regs);
-  int64_t numRegs(Value tile) {
-    auto type = cast<RankedTensorType>(tile.getType());
-    return type.getRank() == 2 ? mTiles * type.getDimSize(1) / 2 : mTiles * 2;
-  }
-
   /// Ends the kernel and hands back the launch arguments (failure when a
   /// value could not be moved into the kernel).
   LogicalResult finishKernel(SmallVectorImpl<Value> &hostArgs);
-  LogicalResult cloneCombineBlock(Block &body, IRMapping &map,
-                                  bool perThread);
-  SmallVector<Value> ldmatrix(Value byteOffset, bool transpose);
-  SmallVector<Value> mma(ArrayRef<Value> a, ArrayRef<Value> bFrag,
-                         ArrayRef<Value> acc);
-  /// acc tiles (mt, n0) and (mt, n0 + 1) += A[mt] * B for every m-tile,
-  /// where `bRegs` is one ldmatrix x4 holding both n-tiles' B fragments.
-  void mmaTilePair(ArrayRef<SmallVector<Value>> aFrags, ArrayRef<Value> bRegs,
-                   SmallVectorImpl<Value> &acc, int64_t n0, int64_t nTiles);
-  Value packPair(Value lo, Value hi);
-  /// Index of the f32 accumulator element: tile (mt, nt), register r.
-  static int64_t frag(int64_t mt, int64_t nt, int64_t r, int64_t nTiles) {
-    return (mt * nTiles + nt) * 4 + r;
-  }
-  /// Row of the warp's m-tile `mt` inside the block (FA2's interleaving:
-  /// warps split each 16 * warps rows).
-  Value warpRow(int64_t mt) { return add(c(mt * 16 * warps), mul(warp, c(16))); }
 
-  OpBuilder &b;
-  Location loc;
-  TiledAttention &t;
-  gpu::GPUFuncOp func;
-  ConfigAttr config;
-  Type elt, f32, i32;
-  MLIRContext *ctx;
-  int64_t d, bm, bn, warps, stages, threads, mTiles;
-  /// Shared-memory row pitch in elements (ConfigAttr::getRowPitch(d)).
-  int64_t pitch;
-  /// Where the tiles and barriers are in shared memory.
-  SmemMap smem;
-  /// Warpgroup MMA (sm_90a): one m-tile per warp, 4 warps per 64 rows.
-  bool wg;
-  /// A producer warpgroup (after the `warps` consumer warps) loads K/V.
-  bool ws = false;
-  /// The threads that split a tile copy among themselves and the index of
-  /// this one (the consumers, or the producer warpgroup).
-  Value cpTid;
-  int64_t cpThreads;
-
-  SmallVector<Value> captured;
-  DenseMap<Value, Value> captureArgs;
-  Value tid, lane, warp, g, tq;
-  Value smemBase;
-  Type smemPtrType;
-  KernelTensor q, k, v, o, lse;
-  Value qPlane, kPlane, vPlane, oPlane, lsePlane;
-  Value seqQ, seqK;
-  /// Paged K/V: the table, this program's row of it, the page size.
-  KernelTensor table;
-  Value tableRow, pageSize;
-  DenseMap<Value, KernelTensor> lifted;
-
-  /// Where each tile value of the grid lives, once lowered.
-  DenseMap<Value, Fragment> frags;
-  /// The wait of the last wgmma score GEMM: element-wise ops may issue
-  /// capture reads above it (Elementwise.cpp).
-  Operation *scoresWait = nullptr;
-  /// The score GEMM's wgmma wait if it is in the block being emitted: work
-  /// that needs no score (capture reads, the ping-pong pass) goes before it,
-  /// to overlap the tensor cores.
-  Operation *scoresWaitHere() const {
-    return scoresWait && scoresWait->getBlock() == b.getInsertionBlock()
-               ? scoresWait
-               : nullptr;
-  }
-  /// Row totals of thread-partial sums, computed at their first use.
-  DenseMap<Value, Fragment> rowTotals;
-  /// While lowering a row-local run (lowerBody): the row vector register
-  /// indices [first, second) (2 * m-tile + half) whose elements are emitted.
-  std::optional<std::pair<int64_t, int64_t>> onlyRow;
-  bool emitsRow(int64_t r) const {
-    return !onlyRow || (r >= onlyRow->first && r < onlyRow->second);
-  }
-  /// Row registers per group of a row-local run. wgmma kernels (one m-tile
-  /// per warp): one row at a time, as FA2 writes its softmax; ptxas then
-  /// gives the d64 causal kernel 95 registers instead of 122 (5 programs
-  /// per SM instead of 4) and the d128 ALiBi / document-mask kernels stop
-  /// spilling. mma.sync kernels (two m-tiles per warp, at 255 registers):
-  /// the whole tile op after op, since row by row made ptxas spill more
-  /// there (d96 240 -> 336 B, d256 causal 0 -> 140 B on sm_80).
-  int64_t rowGroup() const { return wg ? 1 : 2 * mTiles; }
-  /// Each KV loop's trip count; the first key of the run's last block.
-  SmallVector<Value> trips;
-  Value lastCol;
-  /// The KV loop being emitted, the map and the insertion point (before
-  /// the loop) for values that do not depend on it.
-  KVLoopOp curLoop;
-  int64_t curLoopIndex = 0;
-  IRMapping *outerMap = nullptr;
-  Operation *curFor = nullptr;
-  /// The scf.if's being lowered, innermost last: (the tile-level op, the
-  /// kernel's). A value defined above one is lifted before its kernel op,
-  /// so that both branches and what follows see it.
-  SmallVector<std::pair<Operation *, Operation *>> ifScopes;
-  /// With a producer warpgroup: the role split, whose else region holds
-  /// the consumers' code.
-  Operation *consumerRole = nullptr;
-  /// A flash.pipeline_drain was met: lowered before the epilogue's first
-  /// shared-memory write.
-  bool drainPending = false;
+  KernelContext kc;
+  KernelArgs args;
+  ScopeState scope;
+  FragmentState fs;
+  PipelineState pipeline;
 };
 
 } // namespace mlir::flash::gpu_kernel

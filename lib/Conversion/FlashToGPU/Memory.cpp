@@ -26,12 +26,15 @@ using namespace mlir::flash;
 
 namespace mlir::flash::gpu_kernel {
 
-Value KernelEmitter::loadCapture(memref::LoadOp load, ValueRange indices) {
+Value loadCapture(const KernelContext &kc, KernelArgs &args,
+                  memref::LoadOp load, ValueRange indices) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   Value memref = load.getMemRef();
   Operation *owner = memref.getDefiningOp();
   if (!owner)
     owner = memref.getParentBlock()->getParentOp();
-  if (t.grid->isAncestor(owner)) {
+  if (kc.t.grid->isAncestor(owner)) {
     load.emitOpError("flash-to-gpu: a tile computation reads only memrefs "
                      "defined outside the grid (captures)");
     return {};
@@ -43,23 +46,20 @@ Value KernelEmitter::loadCapture(memref::LoadOp load, ValueRange indices) {
         << elt << " cannot be read on the GPU (whole bytes only)";
     return {};
   }
-  auto it = lifted.find(memref);
-  if (it == lifted.end())
-    it = lifted.insert({memref, liftTensor(memref, -1, /*staticLayout=*/true)})
-             .first;
-  KernelTensor &kt = it->second;
+  const KernelTensor &kt = args.tensor(memref, /*staticLayout=*/true);
   // No clamping here: the indices are the region's own, computed from
   // positions flash-online-softmax already clamped into the sequences, so
   // a read is in bounds exactly when it is on the CPU (memref.load's rule).
-  Value ptr = globalPtr(
-      kt.ptr, mulNsw(elementOffset(kt, indices, /*nsw=*/true), c(kt.eltBytes)));
+  Value ptr = kc.globalPtr(
+      kt.ptr, kc.mulNsw(kc.elementOffset(kt, indices, /*nsw=*/true),
+                        kc.c(kt.eltBytes)));
   // Read-only for the kernel's lifetime: ld.global.nc.
   return LLVM::LoadOp::create(b, loc, elt, ptr, kt.eltBytes,
                               /*isVolatile=*/false, /*isNonTemporal=*/false,
                               /*isInvariant=*/true);
 }
 
-Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
+Value KernelContext::swizzled(Value row, Value chunk, int64_t rows) const {
   if (wg) {
     // Chunk c of a row lands at (c % 8) ^ (row % 8) in its 128-byte panel
     // row: the address bits [4,7) ^ [7,10) that wgmma's 128-byte swizzle
@@ -71,7 +71,7 @@ Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
     return add(add(mul(panel, c(rows * 128)), mul(row, c(128))),
                mul(phys, c(16)));
   }
-  Value x = pitch >= 64
+  Value x = smem.pitch >= 64
                 ? arith::AndIOp::create(b, loc, row, c(7)).getResult()
                 : arith::AndIOp::create(
                       b, loc, arith::ShRUIOp::create(b, loc, row, c(1)), c(3))
@@ -89,92 +89,110 @@ Value KernelEmitter::swizzled(Value row, Value chunk, int64_t rows) {
 /// `predicated`, rows at or past `rowLimit` are zero-filled (src-size 0,
 /// from the plane's first row, a safe address); blocks known to be full
 /// skip the predicate.
-void KernelEmitter::emitTileCopy(KernelTensor &src, Value rowStart,
-                                 Value rowLimit, Value planeOffset,
-                                 Value smemOffset, int64_t rows,
-                                 bool predicated, bool gather) {
-  int64_t chunksPerRow = d / 8;
+void emitTileCopy(const KernelContext &kc, CopyTeam team,
+                  const KernelTensor &src, Value rowStart, Value rowLimit,
+                  Value planeOffset, Value smemOffset, int64_t rows,
+                  bool predicated, bool gather) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  int64_t chunksPerRow = kc.d / 8;
   int64_t total = rows * chunksPerRow;
-  int64_t threads = cpThreads;
-  Value tid = cpTid;
+  int64_t threads = team.threads;
+  Value tid = team.tid;
   bool uniform = threads % chunksPerRow == 0;
   assert(total % threads == 0 && "checked by checkSupported");
   int64_t rowsPerPass = uniform ? threads / chunksPerRow : 0;
-  Value r0 = arith::DivUIOp::create(b, loc, tid, c(chunksPerRow));
-  Value ch = arith::RemUIOp::create(b, loc, tid, c(chunksPerRow));
-  Value planePtr = globalPtr(src.ptr, mul(planeOffset, c(src.eltBytes)));
-  Value elem = add(mul(add(rowStart, r0), src.strideS), mul(ch, c(8)));
-  Value gptr = globalPtr(planePtr, mul(elem, c(src.eltBytes)));
-  Value step = mul(src.strideS, c(rowsPerPass * src.eltBytes));
+  Value r0 = arith::DivUIOp::create(b, loc, tid, kc.c(chunksPerRow));
+  Value ch = arith::RemUIOp::create(b, loc, tid, kc.c(chunksPerRow));
+  Value planePtr =
+      kc.globalPtr(src.ptr, kc.mul(planeOffset, kc.c(src.eltBytes)));
+  Value elem =
+      kc.add(kc.mul(kc.add(rowStart, r0), src.strideS), kc.mul(ch, kc.c(8)));
+  Value gptr = kc.globalPtr(planePtr, kc.mul(elem, kc.c(src.eltBytes)));
+  Value step = kc.mul(src.strideS, kc.c(rowsPerPass * src.eltBytes));
   for (int64_t i = 0; i * threads < total; ++i) {
-    Value r = add(r0, c(i * rowsPerPass));
+    Value r = kc.add(r0, kc.c(i * rowsPerPass));
     if (!uniform && i > 0) {
-      Value id = add(tid, c(i * threads));
-      r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
-      ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
-      elem = add(mul(add(rowStart, r), src.strideS), mul(ch, c(8)));
-      gptr = globalPtr(planePtr, mul(elem, c(src.eltBytes)));
+      Value id = kc.add(tid, kc.c(i * threads));
+      r = arith::DivUIOp::create(b, loc, id, kc.c(chunksPerRow));
+      ch = arith::RemUIOp::create(b, loc, id, kc.c(chunksPerRow));
+      elem =
+          kc.add(kc.mul(kc.add(rowStart, r), src.strideS), kc.mul(ch, kc.c(8)));
+      gptr = kc.globalPtr(planePtr, kc.mul(elem, kc.c(src.eltBytes)));
     }
-    Value sptr = smemPtr(add(smemOffset, swizzled(r, ch, rows)));
+    Value sptr = kc.smemPtr(kc.add(smemOffset, kc.swizzled(r, ch, rows)));
     Value from = gptr, bytes;
     if (gather) {
       // Paged: key j sits in slot j % P of page table[b, j / P]; rows past
       // the keys read key 0's page (mapped) and are zero-filled below.
-      Value j = add(rowStart, r);
+      Value j = kc.add(rowStart, r);
       if (predicated)
-        j = sel(cmp(arith::CmpIPredicate::slt, j, rowLimit), j, c(0));
+        j = kc.sel(kc.cmp(arith::CmpIPredicate::slt, j, rowLimit), j, kc.c(0));
       Value entry = LLVM::LoadOp::create(
-          b, loc, i32,
-          globalPtr(table.ptr,
-                    mul(add(tableRow,
-                            mul(arith::DivUIOp::create(b, loc, j, pageSize),
-                                table.strides[1])),
-                        c(4))),
+          b, loc, kc.i32,
+          kc.globalPtr(
+              kc.table.ptr,
+              kc.mul(kc.add(kc.tableRow, kc.mul(arith::DivUIOp::create(
+                                                    b, loc, j, kc.pageSize),
+                                                kc.table.strides[1])),
+                     kc.c(4))),
           4);
       Value page = arith::IndexCastOp::create(b, loc, b.getIndexType(), entry);
-      Value slot = arith::RemUIOp::create(b, loc, j, pageSize);
-      Value elemOff = add(add(mul(page, src.strideB), mul(slot, src.strideS)),
-                          mul(ch, c(8)));
-      from = globalPtr(planePtr, mul(elemOff, c(src.eltBytes)));
+      Value slot = arith::RemUIOp::create(b, loc, j, kc.pageSize);
+      Value elemOff =
+          kc.add(kc.add(kc.mul(page, src.strideB), kc.mul(slot, src.strideS)),
+                 kc.mul(ch, kc.c(8)));
+      from = kc.globalPtr(planePtr, kc.mul(elemOff, kc.c(src.eltBytes)));
       gptr = from;
     }
     if (predicated) {
-      Value valid = cmp(arith::CmpIPredicate::slt, add(rowStart, r), rowLimit);
-      from = sel(valid, gptr, gather ? gptr : planePtr);
-      bytes = sel(valid, ci32(16), ci32(0));
+      Value valid =
+          kc.cmp(arith::CmpIPredicate::slt, kc.add(rowStart, r), rowLimit);
+      from = kc.sel(valid, gptr, gather ? gptr : planePtr);
+      bytes = kc.sel(valid, kc.ci32(16), kc.ci32(0));
     }
     NVVM::CpAsyncOp::create(b, loc, sptr, from, 16,
                             NVVM::LoadCacheModifierKind::CG, bytes);
     if (uniform && !gather && (i + 1) * threads < total)
-      gptr = globalPtr(gptr, step);
+      gptr = kc.globalPtr(gptr, step);
   }
 }
 
 /// K and V of the block starting at `kvStart` into `stage`; only a block
 /// that crosses the end of the keys pays for the row predicate.
-void KernelEmitter::emitKVCopy(Value kvStart, Value stage) {
-  Value tileBytes = c(smem.kvTileBytes());
-  Value kOff = add(c(smem.kOffset()), mul(stage, tileBytes));
-  Value vOff = add(c(smem.vOffset()), mul(stage, tileBytes));
-  Value full = cmp(arith::CmpIPredicate::sle, add(kvStart, c(bn)), seqK);
+void emitKVCopy(const KernelContext &kc, CopyTeam team, Value kvStart,
+                Value stage) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  Value tileBytes = kc.c(kc.smem.kvTileBytes());
+  Value kOff = kc.add(kc.c(kc.smem.kOffset()), kc.mul(stage, tileBytes));
+  Value vOff = kc.add(kc.c(kc.smem.vOffset()), kc.mul(stage, tileBytes));
+  Value full =
+      kc.cmp(arith::CmpIPredicate::sle, kc.add(kvStart, kc.c(kc.bn)), kc.seqK);
   auto ifOp = scf::IfOp::create(b, loc, full, /*withElse=*/true);
   OpBuilder::InsertionGuard guard(b);
   for (bool predicated : {false, true}) {
     b.setInsertionPointToStart(predicated ? &ifOp.getElseRegion().front()
                                           : &ifOp.getThenRegion().front());
-    emitTileCopy(k, kvStart, seqK, kPlane, kOff, bn, predicated,
-                 /*gather=*/bool(t.table()));
-    emitTileCopy(v, kvStart, seqK, vPlane, vOff, bn, predicated,
-                 /*gather=*/bool(t.table()));
+    emitTileCopy(kc, team, kc.k, kvStart, kc.seqK, kc.kPlane, kOff, kc.bn,
+                 predicated,
+                 /*gather=*/bool(kc.t.table()));
+    emitTileCopy(kc, team, kc.v, kvStart, kc.seqK, kc.vPlane, vOff, kc.bn,
+                 predicated,
+                 /*gather=*/bool(kc.t.table()));
   }
 }
 
-SmallVector<Value> KernelEmitter::ldmatrix(Value byteOffset, bool transpose) {
-  auto i32x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+SmallVector<Value> ldmatrix(const KernelContext &kc, Value byteOffset,
+                            bool transpose) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  auto i32x4 = LLVM::LLVMStructType::getLiteral(
+      kc.ctx, {kc.i32, kc.i32, kc.i32, kc.i32});
   Value res = NVVM::LdMatrixOp::create(
-      b, loc, i32x4, smemPtr(byteOffset), 4,
+      b, loc, i32x4, kc.smemPtr(byteOffset), 4,
       transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+      NVVM::LdStMatrixShapeAttr::get(kc.ctx, 8, 8),
       NVVM::LdStMatrixEltType::B16);
   SmallVector<Value> regs;
   for (int64_t i = 0; i < 4; ++i)
@@ -182,45 +200,50 @@ SmallVector<Value> KernelEmitter::ldmatrix(Value byteOffset, bool transpose) {
   return regs;
 }
 
-LogicalResult KernelEmitter::lowerStore(TileStoreOp op, IRMapping &map) {
-  bool isO = op == t.oStore;
-  if (!isO && op != t.lseStore)
+LogicalResult lowerStore(const KernelContext &kc, KernelArgs &args,
+                         const ScopeState &scope, FragmentState &fs,
+                         PipelineState &pipeline, TileStoreOp op,
+                         IRMapping &map) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  bool isO = op == kc.t.oStore;
+  if (!isO && op != kc.t.lseStore)
     return op.emitOpError("flash-to-gpu: only O and LSE are stored");
-  FailureOr<Fragment> f = fragmentOf(op.getTile(), op);
+  FailureOr<Fragment> f = fragmentOf(kc, fs, op.getTile(), op);
   if (failed(f))
     return failure();
-  if ((f->kind == Fragment::Acc) != isO || (isO && f->cols != d))
+  if ((f->kind == Fragment::Acc) != isO || (isO && f->cols != kc.d))
     return op.emitOpError("flash-to-gpu: O must be a [block_m, head_dim] "
                           "tile and LSE a [block_m] vector");
-  KernelTensor &kt = isO ? o : lse;
-  Value plane = isO ? oPlane : lsePlane;
-  Value row0 = lift(op.getIndices().back(), map);
-  Value rows = lift(op.getCount(), map);
+  const KernelTensor &kt = isO ? kc.o : kc.lse;
+  Value plane = isO ? kc.oPlane : kc.lsePlane;
+  Value row0 = args.lift(op.getIndices().back(), map, scope);
+  Value rows = args.lift(op.getCount(), map, scope);
   if (!row0 || !rows)
     return failure();
   // The pipeline's drain (Pipeline.cpp), before O overwrites Q's shared
   // memory.
-  if (drainPending)
-    lowerDrain();
-  int64_t dTiles = d / 8;
+  if (pipeline.drainPending)
+    lowerDrain(kc, pipeline);
+  int64_t dTiles = kc.d / 8;
   auto ifRow = [&](Value cond, function_ref<void()> body) {
     auto ifOp = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     body();
   };
-  for (int64_t mt = 0; mt < mTiles; ++mt)
+  for (int64_t mt = 0; mt < kc.mTiles; ++mt)
     for (int64_t h = 0; h < 2; ++h) {
-      Value localRow = add(warpRow(mt), add(g, c(8 * h)));
-      Value inside = cmp(arith::CmpIPredicate::slt, localRow, rows);
-      Value row = add(row0, localRow);
+      Value localRow = kc.add(kc.warpRow(mt), kc.add(kc.g, kc.c(8 * h)));
+      Value inside = kc.cmp(arith::CmpIPredicate::slt, localRow, rows);
+      Value row = kc.add(row0, localRow);
       if (!isO) {
         // LSE: the quad's first lane writes its row.
-        Value first = cmp(arith::CmpIPredicate::eq, tq, c(0));
+        Value first = kc.cmp(arith::CmpIPredicate::eq, kc.tq, kc.c(0));
         ifRow(arith::AndIOp::create(b, loc, first, inside), [&] {
-          Value elem = add(plane, mul(row, kt.strideS));
+          Value elem = kc.add(plane, kc.mul(row, kt.strideS));
           LLVM::StoreOp::create(b, loc, f->regs[2 * mt + h],
-                                globalPtr(kt.ptr, mul(elem, c(4))), 4);
+                                kc.globalPtr(kt.ptr, kc.mul(elem, kc.c(4))), 4);
         });
         continue;
       }
@@ -228,52 +251,56 @@ LogicalResult KernelEmitter::lowerStore(TileStoreOp op, IRMapping &map) {
         // f32 partial O: two floats per thread and d-tile, straight from
         // the accumulators (no staging through shared memory).
         ifRow(inside, [&] {
-          auto v2f32 = VectorType::get({2}, f32);
+          auto v2f32 = VectorType::get({2}, kc.f32);
           for (int64_t dt = 0; dt < dTiles; ++dt) {
             Value pair = LLVM::UndefOp::create(b, loc, v2f32);
             for (int64_t e = 0; e < 2; ++e)
               pair = LLVM::InsertElementOp::create(
-                  b, loc, pair, f->regs[frag(mt, dt, 2 * h + e, dTiles)],
-                  ci32(e));
-            Value elem = add(plane, add(mul(row, kt.strideS),
-                                        add(c(dt * 8), mul(tq, c(2)))));
-            LLVM::StoreOp::create(b, loc, pair,
-                                  globalPtr(kt.ptr, mul(elem, c(4))), 8);
+                  b, loc, pair, f->regs[kc.frag(mt, dt, 2 * h + e, dTiles)],
+                  kc.ci32(e));
+            Value elem = kc.add(
+                plane, kc.add(kc.mul(row, kt.strideS),
+                              kc.add(kc.c(dt * 8), kc.mul(kc.tq, kc.c(2)))));
+            LLVM::StoreOp::create(
+                b, loc, pair, kc.globalPtr(kt.ptr, kc.mul(elem, kc.c(4))), 8);
           }
         });
         continue;
       }
       for (int64_t dt = 0; dt < dTiles; ++dt) {
-        Value off = add(swizzled(localRow, c(dt), bm), mul(tq, c(4)));
-        LLVM::StoreOp::create(b, loc, f->regs[frag(mt, dt, 2 * h, dTiles) / 2],
-                              smemPtr(off), /*alignment=*/4);
+        Value off = kc.add(kc.swizzled(localRow, kc.c(dt), kc.bm),
+                           kc.mul(kc.tq, kc.c(4)));
+        LLVM::StoreOp::create(b, loc,
+                              f->regs[kc.frag(mt, dt, 2 * h, dTiles) / 2],
+                              kc.smemPtr(off), /*alignment=*/4);
       }
     }
   if (!isO || !f->packed())
     return success();
-  syncConsumers();
+  kc.syncConsumers();
   // 16-byte chunks of the staged O block; tail rows are not stored.
-  int64_t chunksPerRow = d / 8, total = bm * chunksPerRow;
-  auto v4i32 = VectorType::get({4}, i32);
-  for (int64_t i = 0; i * threads < total; ++i) {
-    Value id = add(tid, c(i * threads));
-    Value r = arith::DivUIOp::create(b, loc, id, c(chunksPerRow));
-    Value ch = arith::RemUIOp::create(b, loc, id, c(chunksPerRow));
+  int64_t chunksPerRow = kc.d / 8, total = kc.bm * chunksPerRow;
+  auto v4i32 = VectorType::get({4}, kc.i32);
+  for (int64_t i = 0; i * kc.threads < total; ++i) {
+    Value id = kc.add(kc.tid, kc.c(i * kc.threads));
+    Value r = arith::DivUIOp::create(b, loc, id, kc.c(chunksPerRow));
+    Value ch = arith::RemUIOp::create(b, loc, id, kc.c(chunksPerRow));
     // row0 + r < row0 + rows, not r < rows: LLVM merges row0 + r with the
     // Q tile copy's row (the same expression), and r alone would be one
     // more value per pass kept live from the prologue across the KV loops
     // (ptxas: the sm_90a wgmma d64 kernel took 119 registers, not 96).
-    Value row = add(row0, r);
-    Value ok = cmp(arith::CmpIPredicate::slt, row, add(row0, rows));
-    if (total % threads != 0)
-      ok = arith::AndIOp::create(b, loc, ok,
-                                 cmp(arith::CmpIPredicate::ult, id, c(total)));
+    Value row = kc.add(row0, r);
+    Value ok = kc.cmp(arith::CmpIPredicate::slt, row, kc.add(row0, rows));
+    if (total % kc.threads != 0)
+      ok = arith::AndIOp::create(
+          b, loc, ok, kc.cmp(arith::CmpIPredicate::ult, id, kc.c(total)));
     ifRow(ok, [&] {
-      Value chunk = LLVM::LoadOp::create(b, loc, v4i32,
-                                         smemPtr(swizzled(r, ch, bm)), 16);
-      Value elem = add(plane, add(mul(row, kt.strideS), mul(ch, c(8))));
-      LLVM::StoreOp::create(b, loc, chunk, globalPtr(kt.ptr, mul(elem, c(2))),
-                            16);
+      Value chunk = LLVM::LoadOp::create(
+          b, loc, v4i32, kc.smemPtr(kc.swizzled(r, ch, kc.bm)), 16);
+      Value elem =
+          kc.add(plane, kc.add(kc.mul(row, kt.strideS), kc.mul(ch, kc.c(8))));
+      LLVM::StoreOp::create(b, loc, chunk,
+                            kc.globalPtr(kt.ptr, kc.mul(elem, kc.c(2))), 16);
     });
   }
   return success();

@@ -183,162 +183,228 @@ LogicalResult checkPipeline(TiledAttention &t) {
   return success();
 }
 
-void KernelEmitter::lowerPipelineStart(IRMapping &map, Value row0) {
-  int64_t numLoops = t.loops.size();
-  auto startAt = [&](int64_t li, Value j) -> Value {
+/// The producer mode's mbarriers after the V stages: full[stage] (the
+/// block landed) and empty[stage] (every consumer is done with it).
+static Value mbarrier(const KernelContext &kc, bool full, Value stage) {
+  return kc.smemPtr(kc.add(kc.c(kc.smem.barrierOffset(full)),
+                           kc.mul(stage, kc.c(SmemMap::kBarrierBytes))));
+}
+
+static void fenceAsyncProxy(const KernelContext &kc) {
+  NVVM::FenceProxyOp::create(
+      kc.b, kc.loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(kc.ctx, NVVM::SharedSpace::shared_cta));
+}
+
+static void arriveOn(const KernelContext &kc, Value bar) {
+  NVVM::MBarrierArriveOp::create(
+      kc.b, kc.loc, Type(), bar, Value(),
+      NVVM::MemScopeKindAttr::get(kc.ctx, NVVM::MemScopeKind::CTA));
+}
+
+static void waitParity(const KernelContext &kc, Value bar, Value parity) {
+  NVVM::MBarrierTryWaitParityOp::create(
+      kc.b, kc.loc, bar,
+      arith::IndexCastOp::create(kc.b, kc.loc, kc.i32, parity),
+      kc.ci32(0x989680));
+}
+
+/// FA3's ping-pong turns (flash-pingpong): consumer warpgroup g waits for
+/// its turn on named barrier kTurnBarrier + g (1 is syncConsumers'); the
+/// other warpgroup arrives on it to pass the turn. 256 threads each: one
+/// warpgroup syncs, the other arrives.
+static constexpr int64_t kTurnBarrier = 2;
+
+static Value consumerGroup(const KernelContext &kc) {
+  return arith::DivUIOp::create(kc.b, kc.loc, kc.warp, kc.c(4));
+}
+
+static void turnBarrier(const KernelContext &kc, bool wait, Value group) {
+  Value id = arith::IndexCastOp::create(kc.b, kc.loc, kc.i32,
+                                        kc.add(group, kc.c(kTurnBarrier)));
+  if (wait)
+    NVVM::BarrierOp::create(kc.b, kc.loc, Type(), id, kc.ci32(256),
+                            NVVM::BarrierReductionAttr(), Value());
+  else
+    NVVM::BarrierArriveOp::create(kc.b, kc.loc, id, kc.ci32(256));
+}
+
+/// The producer warpgroup's loop: every K/V block of the program's run,
+/// into the ring, one block ahead of its arrive on full[stage].
+static void emitProducer(const KernelContext &kc, const PipelineState &pipeline,
+                         Value firstCol, Value lastCol, Value anyBlock) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  if (kc.launchThreads() > 256)
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, b.getI32IntegerAttr(pipeline.regs.producer),
+        NVVM::SetMaxRegisterActionAttr::get(
+            kc.ctx, NVVM::SetMaxRegisterAction::decrease));
+  // 128 threads split every K/V block: the verifier's wgmma = true and the
+  // wgmma checks (head dim % 64, block_n % 16) make its chunks a multiple.
+  CopyTeam producer{kc.sub(kc.tid, kc.c(kc.threads)), 128};
+  // The run's blocks, right to left (flash-tile's order).
+  Value blocks =
+      kc.sel(anyBlock,
+             kc.add(arith::DivSIOp::create(b, loc, kc.sub(firstCol, lastCol),
+                                           kc.c(kc.bn)),
+                    kc.c(1)),
+             kc.c(0));
+  // A block is published once this thread's copies of it landed (at most
+  // `pending` later groups in flight) and are fenced into the async proxy.
+  auto publish = [&](int64_t pending, Value block) {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
+    fenceAsyncProxy(kc);
+    arriveOn(kc,
+             mbarrier(kc, true,
+                      arith::RemUIOp::create(b, loc, block, kc.c(kc.stages))));
+  };
+  // (stage, round): block i goes to stage i % stages in round i / stages.
+  auto loop =
+      scf::ForOp::create(b, loc, kc.c(0), blocks, kc.c(1), ValueRange{});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value i = loop.getInductionVar();
+    Value stage = arith::RemUIOp::create(b, loc, i, kc.c(kc.stages));
+    Value round = arith::DivUIOp::create(b, loc, i, kc.c(kc.stages));
+    // Round r > 0 reuses the stage: wait until the consumers released round
+    // r - 1 (that phase of empty[stage] has parity (r - 1) & 1).
+    auto reuse = scf::IfOp::create(
+        b, loc, kc.cmp(arith::CmpIPredicate::uge, i, kc.c(kc.stages)), false);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&reuse.getThenRegion().front());
+      waitParity(
+          kc, mbarrier(kc, false, stage),
+          arith::RemUIOp::create(b, loc, kc.sub(round, kc.c(1)), kc.c(2)));
+    }
+    emitKVCopy(kc, producer, kc.sub(firstCol, kc.mul(i, kc.c(kc.bn))), stage);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+    // The previous block (this one may still be in flight).
+    auto prev = scf::IfOp::create(
+        b, loc, kc.cmp(arith::CmpIPredicate::uge, i, kc.c(1)), false);
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(&prev.getThenRegion().front());
+    publish(1, kc.sub(i, kc.c(1)));
+  }
+  auto last = scf::IfOp::create(
+      b, loc, kc.cmp(arith::CmpIPredicate::sgt, blocks, kc.c(0)), false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&last.getThenRegion().front());
+  publish(0, kc.sub(blocks, kc.c(1)));
+}
+
+void lowerPipelineStart(const KernelContext &kc, KernelArgs &args,
+                        const ScopeState &scope, PipelineState &pipeline,
+                        IRMapping &map, Value row0) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  int64_t numLoops = kc.t.loops.size();
+  auto startOf = [&](int64_t li, Value j) -> Value {
     IRMapping local = map;
-    return this->startAt(li, j, local);
+    return startAt(kc, args, scope, li, j, local);
   };
   // The loops visit one contiguous descending run of blocks (flash-tile's
   // order, also across its peeled loops and within a split): the block k
   // ahead of the one at column c starts at c - k * BN and exists iff it is
   // not left of the run's last block.
   Value none = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
-  Value firstCol = c(0), anyBlock = none;
-  lastCol = c(0);
+  Value firstCol = kc.c(0), anyBlock = none;
+  pipeline.lastCol = kc.c(0);
   for (int64_t li = numLoops - 1; li >= 0; --li) {
-    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
-    firstCol = sel(has, startAt(li, c(0)), firstCol);
+    Value has = kc.cmp(arith::CmpIPredicate::sgt, pipeline.trips[li], kc.c(0));
+    firstCol = kc.sel(has, startOf(li, kc.c(0)), firstCol);
     anyBlock = arith::OrIOp::create(b, loc, has, anyBlock);
   }
   for (int64_t li = 0; li < numLoops; ++li) {
-    Value has = cmp(arith::CmpIPredicate::sgt, trips[li], c(0));
-    lastCol = sel(has, startAt(li, sub(trips[li], c(1))), lastCol);
+    Value has = kc.cmp(arith::CmpIPredicate::sgt, pipeline.trips[li], kc.c(0));
+    pipeline.lastCol =
+        kc.sel(has, startOf(li, kc.sub(pipeline.trips[li], kc.c(1))),
+               pipeline.lastCol);
   }
 
-  cpTid = tid;
-  if (isa<PipelineProducerOp>(t.pipelineStart)) {
+  if (isa<PipelineProducerOp>(kc.t.pipelineStart)) {
     // FA3's warp specialization: the producer warpgroup fills the K/V ring,
     // the consumers wait on full[stage] and release through empty[stage];
     // consumer warpgroups never wait on each other.
-    Value first = cmp(arith::CmpIPredicate::eq, tid, c(0));
+    Value first = kc.cmp(arith::CmpIPredicate::eq, kc.tid, kc.c(0));
     auto init = scf::IfOp::create(b, loc, first, /*withElse=*/false);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&init.getThenRegion().front());
-      for (int64_t st = 0; st < stages; ++st) {
-        NVVM::MBarrierInitOp::create(b, loc, mbarrier(true, c(st)), ci32(128),
-                                     Value());
-        NVVM::MBarrierInitOp::create(b, loc, mbarrier(false, c(st)),
-                                     ci32(threads), Value());
+      for (int64_t st = 0; st < kc.stages; ++st) {
+        NVVM::MBarrierInitOp::create(b, loc, mbarrier(kc, true, kc.c(st)),
+                                     kc.ci32(128), Value());
+        NVVM::MBarrierInitOp::create(b, loc, mbarrier(kc, false, kc.c(st)),
+                                     kc.ci32(kc.threads), Value());
       }
       NVVM::FenceMbarrierInitOp::create(b, loc);
     }
     gpu::BarrierOp::create(b, loc);
     auto role = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::uge, tid, c(threads)),
+        b, loc, kc.cmp(arith::CmpIPredicate::uge, kc.tid, kc.c(kc.threads)),
         /*withElse=*/true);
-    consumerRole = role;
+    pipeline.consumerRole = role;
     b.setInsertionPointToStart(&role.getThenRegion().front());
-    emitProducer(firstCol, lastCol, anyBlock);
+    emitProducer(kc, pipeline, firstCol, pipeline.lastCol, anyBlock);
     b.setInsertionPointToStart(&role.getElseRegion().front());
-    cpTid = tid;
-    cpThreads = threads;
     // 8 consumer warps and the producer: the producer gives most of its
     // registers to the consumers (regs).
-    if (launchThreads() > 256)
+    if (kc.launchThreads() > 256)
       NVVM::SetMaxRegisterOp::create(
-          b, loc, b.getI32IntegerAttr(regs.consumer),
+          b, loc, b.getI32IntegerAttr(pipeline.regs.consumer),
           NVVM::SetMaxRegisterActionAttr::get(
-              ctx, NVVM::SetMaxRegisterAction::increase));
-    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
+              kc.ctx, NVVM::SetMaxRegisterAction::increase));
+    emitTileCopy(kc, kc.consumers(), kc.q, row0, kc.seqQ, kc.qPlane, kc.c(0),
+                 kc.bm, /*predicated=*/true);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-    fenceAsyncProxy();
-    syncConsumers();
+    fenceAsyncProxy(kc);
+    kc.syncConsumers();
   } else {
     // Prologue: Q and the first `stages - 1` K/V blocks in flight, one
     // commit group each (Q joins the first).
-    auto prologue = cast<PipelinePrologueOp>(t.pipelineStart);
-    emitTileCopy(q, row0, seqQ, qPlane, c(0), bm, /*predicated=*/true);
+    auto prologue = cast<PipelinePrologueOp>(kc.t.pipelineStart);
+    emitTileCopy(kc, kc.consumers(), kc.q, row0, kc.seqQ, kc.qPlane, kc.c(0),
+                 kc.bm, /*predicated=*/true);
     for (int64_t ahead = 0; ahead + 1 < prologue.getStages(); ++ahead) {
-      Value col = sub(firstCol, c(ahead * bn));
+      Value col = kc.sub(firstCol, kc.c(ahead * kc.bn));
       Value ok = arith::AndIOp::create(
-          b, loc, anyBlock, cmp(arith::CmpIPredicate::sge, col, lastCol));
+          b, loc, anyBlock,
+          kc.cmp(arith::CmpIPredicate::sge, col, pipeline.lastCol));
       auto ifOp = scf::IfOp::create(b, loc, ok, /*withElse=*/false);
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-        emitKVCopy(col, c(ahead));
+        emitKVCopy(kc, kc.consumers(), col, kc.c(ahead));
       }
       NVVM::CpAsyncCommitGroupOp::create(b, loc);
     }
   }
   // The run's first block is in slot 0, at phase parity 0.
-  for (Value result : t.pipelineStart->getResults())
-    map.map(result, c(0));
+  for (Value result : kc.t.pipelineStart->getResults())
+    map.map(result, kc.c(0));
 }
 
-void KernelEmitter::emitProducer(Value firstCol, Value lastCol,
-                                 Value anyBlock) {
-  if (launchThreads() > 256)
-    NVVM::SetMaxRegisterOp::create(
-        b, loc, b.getI32IntegerAttr(regs.producer),
-        NVVM::SetMaxRegisterActionAttr::get(
-            ctx, NVVM::SetMaxRegisterAction::decrease));
-  cpTid = sub(tid, c(threads));
-  // 128 threads split every K/V block: the verifier's wgmma = true and the
-  // wgmma checks (head dim % 64, block_n % 16) make its chunks a multiple.
-  cpThreads = 128;
-  // The run's blocks, right to left (flash-tile's order).
-  Value blocks = sel(
-      anyBlock,
-      add(arith::DivSIOp::create(b, loc, sub(firstCol, lastCol), c(bn)), c(1)),
-      c(0));
-  // A block is published once this thread's copies of it landed (at most
-  // `pending` later groups in flight) and are fenced into the async proxy.
-  auto publish = [&](int64_t pending, Value block) {
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, pending);
-    fenceAsyncProxy();
-    arriveOn(mbarrier(true, arith::RemUIOp::create(b, loc, block, c(stages))));
-  };
-  // (stage, round): block i goes to stage i % stages in round i / stages.
-  auto loop = scf::ForOp::create(b, loc, c(0), blocks, c(1), ValueRange{});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value i = loop.getInductionVar();
-    Value stage = arith::RemUIOp::create(b, loc, i, c(stages));
-    Value round = arith::DivUIOp::create(b, loc, i, c(stages));
-    // Round r > 0 reuses the stage: wait until the consumers released round
-    // r - 1 (that phase of empty[stage] has parity (r - 1) & 1).
-    auto reuse = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::uge, i, c(stages)), false);
-    {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&reuse.getThenRegion().front());
-      waitParity(mbarrier(false, stage),
-                 arith::RemUIOp::create(b, loc, sub(round, c(1)), c(2)));
-    }
-    emitKVCopy(sub(firstCol, mul(i, c(bn))), stage);
-    NVVM::CpAsyncCommitGroupOp::create(b, loc);
-    // The previous block (this one may still be in flight).
-    auto prev = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::uge, i, c(1)), false);
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPointToStart(&prev.getThenRegion().front());
-    publish(1, sub(i, c(1)));
-  }
-  auto last = scf::IfOp::create(
-      b, loc, cmp(arith::CmpIPredicate::sgt, blocks, c(0)), false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&last.getThenRegion().front());
-  publish(0, sub(blocks, c(1)));
-}
-
-SmallVector<Value> KernelEmitter::lowerIterationStart(int64_t li, Value col0,
-                                                      IRMapping &local) {
-  LoopPipeline &pipe = t.pipes[li];
+SmallVector<Value> lowerIterationStart(const KernelContext &kc,
+                                       const PipelineState &pipeline,
+                                       int64_t li, Value col0,
+                                       IRMapping &local) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  LoopPipeline &pipe = kc.t.pipes[li];
   Value stage = local.lookup(pipe.advance.getSlot());
-  Value stagePlus = add(stage, c(1));
-  Value wraps = cmp(arith::CmpIPredicate::eq, stagePlus, c(stages));
+  Value stagePlus = kc.add(stage, kc.c(1));
+  Value wraps = kc.cmp(arith::CmpIPredicate::eq, stagePlus, kc.c(kc.stages));
   SmallVector<Value> next;
   if (pipe.acquire) {
     // The producer fenced the block into the async proxy before its
     // arrive; the wait acquires it.
     Value phase = local.lookup(pipe.acquire.getPhase());
-    waitParity(mbarrier(true, stage), phase);
-    next = {sel(wraps, c(0), stagePlus), sel(wraps, sub(c(1), phase), phase)};
+    waitParity(kc, mbarrier(kc, true, stage), phase);
+    next = {kc.sel(wraps, kc.c(0), stagePlus),
+            kc.sel(wraps, kc.sub(kc.c(1), phase), phase)};
   } else {
     // This block has landed (and Q, the first time): at most `pending`
     // (stages - 2) later groups may still be in flight. Every warp is done
@@ -348,47 +414,81 @@ SmallVector<Value> KernelEmitter::lowerIterationStart(int64_t li, Value col0,
     // wgmma reads shared memory through the async proxy: each thread's
     // cp.async writes are fenced into it before the barrier publishes
     // them.
-    if (wg)
-      fenceAsyncProxy();
+    if (kc.wg)
+      fenceAsyncProxy(kc);
     gpu::BarrierOp::create(b, loc);
-    Value nextStart = sub(col0, c(pipe.prefetch.getDistance() * bn));
-    Value hasNext = cmp(arith::CmpIPredicate::sge, nextStart, lastCol);
+    Value nextStart = kc.sub(col0, kc.c(pipe.prefetch.getDistance() * kc.bn));
+    Value hasNext =
+        kc.cmp(arith::CmpIPredicate::sge, nextStart, pipeline.lastCol);
     // (stage + distance) mod stages = (stage - 1) mod stages (checkPipeline:
     // distance = stages - 1); 1 - stage for the double buffer.
-    Value fillStage = stages == 2
-                          ? sub(c(1), stage)
-                          : sel(cmp(arith::CmpIPredicate::eq, stage, c(0)),
-                                c(stages - 1), sub(stage, c(1)));
+    Value fillStage =
+        kc.stages == 2
+            ? kc.sub(kc.c(1), stage)
+            : kc.sel(kc.cmp(arith::CmpIPredicate::eq, stage, kc.c(0)),
+                     kc.c(kc.stages - 1), kc.sub(stage, kc.c(1)));
     {
       auto ifOp = scf::IfOp::create(b, loc, hasNext, /*withElse=*/false);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-      emitKVCopy(nextStart, fillStage);
+      emitKVCopy(kc, kc.consumers(), nextStart, fillStage);
     }
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     // The double buffer's next slot is the one just filled.
-    next = {stages == 2 ? fillStage : sel(wraps, c(0), stagePlus)};
+    next = {kc.stages == 2 ? fillStage : kc.sel(wraps, kc.c(0), stagePlus)};
   }
   for (auto [result, value] : llvm::zip(pipe.advance.getNext(), next))
     local.map(result, value);
   return next;
 }
 
-LogicalResult KernelEmitter::lowerPipelineOp(Operation *op, IRMapping &map) {
+static void lowerTurn(const KernelContext &kc, const FragmentState &fs,
+                      Operation *op) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
+  OpBuilder::InsertionGuard guard(b);
+  // The pass goes right after the score GEMM's commit, before its wait: the
+  // other warpgroup issues while these scores are computed.
+  if (Operation *wait = fs.scoresWaitHere(b);
+      wait && isa<PipelineTurnPassOp>(op))
+    b.setInsertionPoint(wait);
+  Value group = consumerGroup(kc);
+  auto onlyGroup = [&](int64_t g, Value barrierGroup) {
+    auto ifOp = scf::IfOp::create(
+        b, loc, kc.cmp(arith::CmpIPredicate::eq, group, kc.c(g)), false);
+    OpBuilder::InsertionGuard inner(b);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    turnBarrier(kc, /*wait=*/false, barrierGroup);
+  };
+  if (isa<PipelineTurnStartOp>(op)) {
+    onlyGroup(1, kc.c(0));
+    turnBarrier(kc, /*wait=*/true, group);
+  } else if (isa<PipelineTurnPassOp>(op)) {
+    turnBarrier(kc, /*wait=*/false, kc.sub(kc.c(1), group));
+  } else if (isa<PipelineTurnWaitOp>(op)) {
+    turnBarrier(kc, /*wait=*/true, group);
+  } else {
+    onlyGroup(0, kc.c(1));
+  }
+}
+
+LogicalResult lowerPipelineOp(const KernelContext &kc, const FragmentState &fs,
+                              PipelineState &pipeline, Operation *op,
+                              IRMapping &map) {
   // Both GEMMs have waited for their reads of this stage.
   if (auto release = dyn_cast<PipelineReleaseOp>(op)) {
-    arriveOn(mbarrier(false, map.lookup(release.getSlot())));
+    arriveOn(kc, mbarrier(kc, false, map.lookup(release.getSlot())));
     return success();
   }
   if (isa<PipelineTurnStartOp, PipelineTurnPassOp, PipelineTurnWaitOp,
           PipelineTurnEndOp>(op)) {
-    lowerTurn(op);
+    lowerTurn(kc, fs, op);
     return success();
   }
   // Lowered right before the epilogue's first shared-memory write
   // (lowerStore), after the store's own index computations.
   if (isa<PipelineDrainOp>(op)) {
-    drainPending = true;
+    pipeline.drainPending = true;
     return success();
   }
   // The start op and an iteration's wait/prefetch/acquire/advance were
@@ -397,40 +497,15 @@ LogicalResult KernelEmitter::lowerPipelineOp(Operation *op, IRMapping &map) {
   return success();
 }
 
-void KernelEmitter::lowerTurn(Operation *op) {
-  OpBuilder::InsertionGuard guard(b);
-  // The pass goes right after the score GEMM's commit, before its wait: the
-  // other warpgroup issues while these scores are computed.
-  if (Operation *wait = scoresWaitHere();
-      wait && isa<PipelineTurnPassOp>(op))
-    b.setInsertionPoint(wait);
-  Value group = consumerGroup();
-  auto onlyGroup = [&](int64_t g, Value barrierGroup) {
-    auto ifOp = scf::IfOp::create(
-        b, loc, cmp(arith::CmpIPredicate::eq, group, c(g)), false);
-    OpBuilder::InsertionGuard inner(b);
-    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    turnBarrier(/*wait=*/false, barrierGroup);
-  };
-  if (isa<PipelineTurnStartOp>(op)) {
-    onlyGroup(1, c(0));
-    turnBarrier(/*wait=*/true, group);
-  } else if (isa<PipelineTurnPassOp>(op)) {
-    turnBarrier(/*wait=*/false, sub(c(1), group));
-  } else if (isa<PipelineTurnWaitOp>(op)) {
-    turnBarrier(/*wait=*/true, group);
-  } else {
-    onlyGroup(0, c(1));
-  }
-}
-
-void KernelEmitter::lowerDrain() {
+void lowerDrain(const KernelContext &kc, PipelineState &pipeline) {
+  OpBuilder &b = kc.b;
+  Location loc = kc.loc;
   // No copy may still be writing (a program with no KV block never
   // waited for its Q), and every warp must be done reading Q before O
   // overwrites it.
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-  syncConsumers();
-  drainPending = false;
+  kc.syncConsumers();
+  pipeline.drainPending = false;
 }
 
 } // namespace mlir::flash::gpu_kernel
