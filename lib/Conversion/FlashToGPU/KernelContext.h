@@ -311,8 +311,8 @@ public:
   LogicalResult getHostArgs(SmallVectorImpl<Value> &hostArgs) const;
 
 private:
-  /// lift inside the innermost `ifDepth` scf.if's of `scope` and, unless
-  /// `inLoop` is false, inside its KV loop.
+  /// lift with only the outermost `ifDepth` regions of `scope` open and,
+  /// unless `inLoop` is false, its KV loop.
   Value lift(Value v, IRMapping &map, const ScopeState &scope, size_t ifDepth,
              bool inLoop);
 
