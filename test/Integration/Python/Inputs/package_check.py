@@ -383,6 +383,32 @@ class TorchOp(unittest.TestCase):
             return torch.empty(b, s, h, d, dtype=dtype, device="meta").transpose(1, 2)
         return torch.empty(*shape, dtype=dtype, device="meta")
 
+    def test_call_key_covers_every_variant_input(self):
+        # flashmlir.attention's per-call key (ops._variant): a call that
+        # differs from a cached one only in a capture's dtype or rank, a
+        # region's text, ALiBi's rank or an option gets its own variant (or
+        # its own error), never the cached one's kernel.
+        from flashmlir import ops
+        q, k = self.meta(2, 8, 100, 64), self.meta(2, 2, 100, 64)
+        mask = ("^bb0(%b: index, %h: index, %i: index, %j: index, %c: memref<?xi32>):\n"
+                "  %z = arith.constant 0 : index\n  %n = memref.dim %c, %z : memref<?xi32>\n"
+                "  %t = arith.cmpi sle, %j, %n : index\n  flash.yield %t : i1\n")
+        def variant(capture, text=mask, alibi=None, causal=False):
+            return ops._variant(q, k, k, causal, None, None, None, None, None,
+                                (alibi, None, text, [capture])).name
+        i32 = torch.empty(2, dtype=torch.int32, device="meta")
+        base = variant(i32)
+        self.assertEqual(base, variant(i32))
+        # The region takes an i32 vector: another capture type is refused,
+        # not run by the i32 kernel.
+        for other in (torch.empty(2, dtype=torch.float32, device="meta"),
+                      torch.empty(2, 3, dtype=torch.int32, device="meta")):
+            with self.assertRaisesRegex(FlashError, "capture 0"):
+                variant(other)
+        others = [variant(i32, causal=True), variant(i32, text=mask.replace("sle", "slt")),
+                  variant(i32, alibi=torch.empty(8, dtype=torch.float32, device="meta"))]
+        self.assertEqual(len(set(others + [base])), len(others) + 1, others)
+
     def test_registered(self):
         from flashmlir import ops
         want = "custom_op" if hasattr(torch.library, "custom_op") else "library"
