@@ -165,7 +165,10 @@ def set_compiler(command=None, files=(), env=None):
 
 
 def find_compiler():
-    """The compiler to use, or None where there is none."""
+    """The compiler to use, or None where there is none: set_compiler's,
+    $FLASHMLIR_COMPILER, flash-compile on PATH, or scripts/flash-compile.sh
+    with the flash-opt of $FLASH_OPT, $FLASH_BUILD_DIR or the build this
+    package was installed from or lives in."""
     if _override is not None:
         return _override or None
     env = os.environ.get("FLASHMLIR_COMPILER")
@@ -176,10 +179,13 @@ def find_compiler():
         return Compiler([tool, "{mlir}", "{out}", "--chip={chip}"])
     root, build = _source_paths()
     script = os.path.join(root, "scripts", "flash-compile.sh")
-    opt = os.path.join(build, "bin", "flash-opt")
+    # The build the script runs: $FLASH_OPT's, else $FLASH_BUILD_DIR's (as
+    # scripts/setup.sh and load_runtime read it), else the recorded one.
+    build = os.environ.get("FLASH_BUILD_DIR") or build
+    opt = os.environ.get("FLASH_OPT") or os.path.join(build, "bin", "flash-opt")
     if os.path.isfile(script) and os.access(opt, os.X_OK):
         # The script runs the C++ driver next to flash-opt where it is built.
-        driver = os.path.join(build, "bin", "flash-compile")
+        driver = os.path.join(os.path.dirname(opt), "flash-compile")
         files = [opt] + ([driver] if os.access(driver, os.X_OK) else [])
         return Compiler(["bash", script, "{mlir}", "{out}", "--chip={chip}"], files=files,
                         env={"FLASH_OPT": opt})
