@@ -154,6 +154,38 @@ llvm::Error drawParams(const Kernel &kernel, const Case &c, std::mt19937 &rng,
   return llvm::Error::success();
 }
 
+/// Calls `fn` with the arguments of `roles` (the descriptor of each role
+/// in `descPtrs`, the captures' in order) `repeat` times, the outputs
+/// poisoned with NaN before each run (an element the kernel forgets to
+/// write cannot pass); returns the median time in ms.
+double runTimed(void (*fn)(void **), ArrayRef<ArgRole> roles,
+                void *(&descPtrs)[NumRoles], std::vector<ArgBuffer> &captures,
+                ArrayRef<Tensor *> outputs, unsigned repeat) {
+  // The packed ABI wants, per argument, a pointer to the value the C wrapper
+  // takes, and that value is itself a pointer to the descriptor.
+  SmallVector<void *> captureDescs;
+  for (ArgBuffer &capture : captures)
+    captureDescs.push_back(capture.desc.data());
+  SmallVector<void *, 12> args;
+  unsigned nextCapture = 0;
+  for (ArgRole role : roles)
+    args.push_back(role == Capture ? &captureDescs[nextCapture++]
+                                   : &descPtrs[role]);
+  std::vector<double> times;
+  for (unsigned r = 0; r < repeat; ++r) {
+    for (Tensor *t : outputs)
+      llvm::fill(t->storage, std::numeric_limits<float>::quiet_NaN());
+    auto start = std::chrono::steady_clock::now();
+    fn(args.data());
+    auto stop = std::chrono::steady_clock::now();
+    times.push_back(
+        std::chrono::duration<double, std::milli>(stop - start).count());
+  }
+  llvm::sort(times);
+  size_t mid = times.size() / 2;
+  return times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
+}
+
 using ref::compare;
 using ref::Diff;
 
@@ -269,38 +301,14 @@ llvm::Expected<bool> cpu::runCase(const Kernel &kernel, void (*fn)(void **),
                                           layout.argStrides(Table));
   auto hintDesc = descriptor<int32_t, 4>(hint.data(), layout.argSizes(Hint),
                                          layout.argStrides(Hint));
-  // The packed ABI wants, per argument, a pointer to the value the C wrapper
-  // takes, and that value is itself a pointer to the descriptor.
   slopes.describe();
   for (ArgBuffer &capture : captures)
     capture.describe();
   void *descPtrs[NumRoles] = {&qDesc,     &kDesc,         &vDesc,
                               slopes.desc.data(), &lensDesc, &tableDesc,
                               &hintDesc, nullptr,   &oDesc,         &lseDesc};
-  SmallVector<void *> captureDescs;
-  for (ArgBuffer &capture : captures)
-    captureDescs.push_back(capture.desc.data());
-  SmallVector<void *, 9> args;
-  unsigned nextCapture = 0;
-  for (ArgRole role : kernel.roles)
-    args.push_back(role == Capture ? &captureDescs[nextCapture++]
-                                   : &descPtrs[role]);
-
-  std::vector<double> times;
-  for (unsigned r = 0; r < opts.repeat; ++r) {
-    // NaN poison: an element the kernel forgets to write cannot pass.
-    for (Tensor *t : {&o, &lse})
-      llvm::fill(t->storage, std::numeric_limits<float>::quiet_NaN());
-    auto start = std::chrono::steady_clock::now();
-    fn(args.data());
-    auto stop = std::chrono::steady_clock::now();
-    times.push_back(
-        std::chrono::duration<double, std::milli>(stop - start).count());
-  }
-  llvm::sort(times);
-  size_t mid = times.size() / 2;
   double median =
-      times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
+      runTimed(fn, kernel.roles, descPtrs, captures, {&o, &lse}, opts.repeat);
 
   Diff dO = compare(o.view(), refO.view(), layout.shapes[O]);
   Diff dLse;
@@ -421,28 +429,8 @@ llvm::Expected<bool> cpu::runBackwardCase(const Kernel &kernel,
     descPtrs[role] = &desc;
   descPtrs[Lse] = &lseDesc;
   descPtrs[Alibi] = slopes.desc.data();
-  SmallVector<void *> captureDescs;
-  for (ArgBuffer &capture : captures)
-    captureDescs.push_back(capture.desc.data());
-  SmallVector<void *, 12> args;
-  unsigned nextCapture = 0;
-  for (ArgRole role : kernel.roles)
-    args.push_back(role == Capture ? &captureDescs[nextCapture++]
-                                   : &descPtrs[role]);
-
-  std::vector<double> times;
-  for (unsigned r = 0; r < opts.repeat; ++r) {
-    // NaN poison: an element the kernel forgets to write cannot pass.
-    for (Tensor *t : {&dq, &dk, &dv})
-      llvm::fill(t->storage, std::numeric_limits<float>::quiet_NaN());
-    auto start = std::chrono::steady_clock::now();
-    fn(args.data());
-    auto stop = std::chrono::steady_clock::now();
-    times.push_back(
-        std::chrono::duration<double, std::milli>(stop - start).count());
-  }
-  llvm::sort(times);
-  double median = times[times.size() / 2];
+  double median = runTimed(fn, kernel.roles, descPtrs, captures,
+                           {&dq, &dk, &dv}, opts.repeat);
 
   // A gradient passes where max |got - want| <= tol * (1 + max |want|): the
   // gradients are sums over whole sequences, so their f32 rounding grows
