@@ -106,46 +106,29 @@ FailureOr<AttentionOp> FlashTilePass::toBufferForm(IRRewriter &rewriter,
                                                    AttentionOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto toBuffer = [&](Value tensor) -> Value {
-    auto type = cast<RankedTensorType>(tensor.getType());
-    return bufferization::ToBufferOp::create(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        tensor, /*read_only=*/rewriter.getUnitAttr());
+  auto toBuffer = [&](Value tensor) {
+    return readOnlyBuffer(rewriter, loc, tensor);
   };
   Value q = toBuffer(op.getQuery()), k = toBuffer(op.getKey()),
         v = toBuffer(op.getValue());
-  Value lens = op.getKvLens() ? toBuffer(op.getKvLens()) : Value();
-  Value table = op.getBlockTable() ? toBuffer(op.getBlockTable()) : Value();
-  Value slopes = op.getAlibiSlopes() ? toBuffer(op.getAlibiSlopes()) : Value();
-  Value hint = op.getBlockMask() ? toBuffer(op.getBlockMask()) : Value();
+  Value lens = toBuffer(op.getKvLens()), table = toBuffer(op.getBlockTable());
+  Value slopes = toBuffer(op.getAlibiSlopes()),
+        hint = toBuffer(op.getBlockMask());
   SmallVector<Value> captures = llvm::map_to_vector(op.getCaptures(), toBuffer);
   // Output buffers, sized from the dims of Q (batch, heads, seq).
-  SmallVector<Value> outs;
-  for (Value result : op.getResults()) {
-    auto type = cast<RankedTensorType>(result.getType());
-    SmallVector<Value> dynSizes;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      if (type.isDynamicDim(i))
-        dynSizes.push_back(memref::DimOp::create(rewriter, loc, q, i));
-    outs.push_back(memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        dynSizes));
-  }
+  SmallVector<Value> sizesFrom(op->getNumResults(), q);
+  SmallVector<Value> outs = allocResults(rewriter, op, sizesFrom);
   auto bufferOp = AttentionOp::create(
       rewriter, loc, TypeRange(), q, k, v, slopes, lens, table,
       /*cu_seqlens_q=*/Value(), /*cu_seqlens_k=*/Value(), hint, captures,
-      outs, op.getScaleAttr(), op.getCausalAttr(), op.getWindowAttr(),
-      op.getSoftcapAttr(), op.getConfigAttr(), op.getBlockMaskRowsAttr());
+      outs, op.getScaleAttr(),
+      op.getCausalAttr(), op.getWindowAttr(), op.getSoftcapAttr(),
+      op.getConfigAttr(), op.getBlockMaskRowsAttr());
   if (failed(moveModsToBuffers(rewriter, op, bufferOp))) {
     rewriter.eraseOp(bufferOp);
     return failure();
   }
-  SmallVector<Value> results;
-  for (auto [result, buffer] : llvm::zip(op.getResults(), outs))
-    results.push_back(bufferization::ToTensorOp::create(
-        rewriter, loc, result.getType(), buffer, /*restrict=*/true,
-        /*writable=*/true));
-  rewriter.replaceOp(op, results);
+  replaceByBuffers(rewriter, op, outs);
   return bufferOp;
 }
 

@@ -38,30 +38,14 @@ FailureOr<AttentionBackwardOp> toBufferForm(IRRewriter &rewriter,
                                             AttentionBackwardOp op) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto toBuffer = [&](Value tensor) -> Value {
-    if (!tensor)
-      return tensor;
-    auto type = cast<RankedTensorType>(tensor.getType());
-    return bufferization::ToBufferOp::create(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        tensor, /*read_only=*/rewriter.getUnitAttr());
+  auto toBuffer = [&](Value tensor) {
+    return readOnlyBuffer(rewriter, loc, tensor);
   };
   Value q = toBuffer(op.getQuery()), k = toBuffer(op.getKey()),
         v = toBuffer(op.getValue());
   SmallVector<Value> captures = llvm::map_to_vector(op.getCaptures(), toBuffer);
   // dQ, dK and dV, sized from Q, K and V.
-  SmallVector<Value> outs;
-  for (auto [result, like] :
-       llvm::zip_equal(op.getResults(), ValueRange{q, k, v})) {
-    auto type = cast<RankedTensorType>(result.getType());
-    SmallVector<Value> dynSizes;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      if (type.isDynamicDim(i))
-        dynSizes.push_back(memref::DimOp::create(rewriter, loc, like, i));
-    outs.push_back(memref::AllocOp::create(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()),
-        dynSizes));
-  }
+  SmallVector<Value> outs = allocResults(rewriter, op, {q, k, v});
   auto bufferOp = AttentionBackwardOp::create(
       rewriter, loc, TypeRange(), q, k, v, toBuffer(op.getOut()),
       toBuffer(op.getLse()), toBuffer(op.getGradOut()),
@@ -74,12 +58,7 @@ FailureOr<AttentionBackwardOp> toBufferForm(IRRewriter &rewriter,
     rewriter.eraseOp(bufferOp);
     return failure();
   }
-  SmallVector<Value> results;
-  for (auto [result, buffer] : llvm::zip(op.getResults(), outs))
-    results.push_back(bufferization::ToTensorOp::create(
-        rewriter, loc, result.getType(), buffer, /*restrict=*/true,
-        /*writable=*/true));
-  rewriter.replaceOp(op, results);
+  replaceByBuffers(rewriter, op, outs);
   return bufferOp;
 }
 

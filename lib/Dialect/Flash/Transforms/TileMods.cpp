@@ -23,6 +23,41 @@
 using namespace mlir;
 using namespace mlir::flash;
 
+Value mlir::flash::readOnlyBuffer(OpBuilder &b, Location loc, Value tensor) {
+  if (!tensor)
+    return tensor;
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+      /*read_only=*/b.getUnitAttr());
+}
+
+SmallVector<Value> mlir::flash::allocResults(OpBuilder &b, Operation *op,
+                                             ArrayRef<Value> sizesFrom) {
+  SmallVector<Value> outs;
+  for (auto [result, like] : llvm::zip_equal(op->getResults(), sizesFrom)) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<Value> dynSizes;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      if (type.isDynamicDim(i))
+        dynSizes.push_back(memref::DimOp::create(b, op->getLoc(), like, i));
+    outs.push_back(memref::AllocOp::create(
+        b, op->getLoc(),
+        MemRefType::get(type.getShape(), type.getElementType()), dynSizes));
+  }
+  return outs;
+}
+
+void mlir::flash::replaceByBuffers(RewriterBase &rewriter, Operation *op,
+                                   ValueRange outs) {
+  SmallVector<Value> results;
+  for (auto [result, buffer] : llvm::zip_equal(op->getResults(), outs))
+    results.push_back(bufferization::ToTensorOp::create(
+        rewriter, op->getLoc(), result.getType(), buffer, /*restrict=*/true,
+        /*writable=*/true));
+  rewriter.replaceOp(op, results);
+}
+
 template <typename OpTy>
 LogicalResult mlir::flash::moveModsToBuffers(RewriterBase &rewriter, OpTy from,
                                              OpTy to) {

@@ -22,6 +22,16 @@ namespace mlir::flash {
 /// block arguments become memrefs, tensor.extract on them memref.load and
 /// tensor.dim memref.dim. Fails (with a diagnostic at `from`) on any other
 /// use of a capture.
+/// The tensor form moved onto buffers, for flash.attention and
+/// flash.attention_backward alike: a read-only buffer of `tensor` (null for
+/// null), an allocation per result of `op` whose dynamic dims are read from
+/// the buffer `sizesFrom[i]`, and `op`'s results replaced by tensors of
+/// those allocations (once the buffer-form op writes them).
+Value readOnlyBuffer(OpBuilder &b, Location loc, Value tensor);
+SmallVector<Value> allocResults(OpBuilder &b, Operation *op,
+                                ArrayRef<Value> sizesFrom);
+void replaceByBuffers(RewriterBase &rewriter, Operation *op, ValueRange outs);
+
 /// For flash.attention and flash.attention_backward alike.
 template <typename OpTy>
 LogicalResult moveModsToBuffers(RewriterBase &rewriter, OpTy from, OpTy to);
