@@ -167,6 +167,9 @@ LogicalResult mlir::flash::buildFlashLowerToGPUPipeline(
   // of its tiles lives in the kernel (#flash.frag), which flash-to-gpu reads
   // when it lowers the ops onto registers.
   pm.addPass(createFlashOnlineSoftmax());
+  // The backward's step (flash.tile_grad) expanded the same way: its
+  // recomputed P, dP and dS as the tile ops the CPU runs too.
+  pm.addPass(createFlashBackwardRecompute());
   pm.addPass(createFlashAssignLayouts());
   // The K/V copy schedule (cp.async prefetch or the producer's ring) as
   // ops, which flash-to-gpu lowers instead of deciding.

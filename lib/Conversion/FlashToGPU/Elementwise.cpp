@@ -199,11 +199,15 @@ Value selectScalar(const KernelContext &kc, KernelArgs &args, Operation &op,
     Operation *clone = b.clone(op, m);
     // A multiply feeding an add may fuse into one FFMA, as nvcc's default
     // --fmad=true allows (FA2's l = l * alpha + rowsum P is one FFMA).
-    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(clone))
-      clone->setAttr(fm.getFastMathAttrName(),
-                     arith::FastMathFlagsAttr::get(
-                         kc.ctx, fm.getFastMathFlagsAttr().getValue() |
-                                     arith::FastMathFlags::contract));
+    // (extf and truncf carry the flags optionally: none is none.)
+    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(clone)) {
+      arith::FastMathFlagsAttr flags = fm.getFastMathFlagsAttr();
+      clone->setAttr(
+          fm.getFastMathAttrName(),
+          arith::FastMathFlagsAttr::get(
+              kc.ctx, (flags ? flags.getValue() : arith::FastMathFlags::none) |
+                          arith::FastMathFlags::contract));
+    }
     return clone->getResult(0);
   }
   op.emitOpError("flash-to-gpu: no register-level lowering for this op in a "

@@ -100,14 +100,11 @@ static std::optional<unsigned> entryArgument(Value v, func::FuncOp f) {
 
 /// The captures of the attention grid `t` (see the file comment), in the
 /// entry's argument order, then in the order of their definitions.
+static SmallVector<Value>
+capturesOf(GridOp grid, const DenseSet<Value> &excluded, func::FuncOp f);
+
 static SmallVector<Value> findCaptures(TiledAttention &t, func::FuncOp f) {
   GridOp grid = t.grid;
-  auto outside = [&](Value v) {
-    Operation *owner = v.getDefiningOp();
-    if (!owner)
-      owner = v.getParentBlock()->getParentOp();
-    return !grid->isAncestor(owner);
-  };
   DenseSet<Value> excluded = {t.qLoad.getSource(), t.oStore.getDest()};
   if (t.lseStore)
     excluded.insert(t.lseStore.getDest());
@@ -122,6 +119,19 @@ static SmallVector<Value> findCaptures(TiledAttention &t, func::FuncOp f) {
   for (Value bound : {grid.getKvLens(), grid.getBlockMask()})
     if (bound)
       excluded.insert(bound);
+  return capturesOf(grid, excluded, f);
+}
+
+/// The memrefs from outside `grid` that its ops read but `excluded`, in the
+/// entry's argument order, then in the order of their definitions.
+static SmallVector<Value>
+capturesOf(GridOp grid, const DenseSet<Value> &excluded, func::FuncOp f) {
+  auto outside = [&](Value v) {
+    Operation *owner = v.getDefiningOp();
+    if (!owner)
+      owner = v.getParentBlock()->getParentOp();
+    return !grid->isAncestor(owner);
+  };
   llvm::SetVector<Value> found;
   grid.getBody().walk([&](Operation *op) {
     for (Value operand : op->getOperands())
@@ -324,7 +334,8 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
         return signalPassFailure();
       }
     for (GridOp grid : grids)
-      if (failed(lower(module, grid)))
+      if (failed(grid.getBackward() ? lowerBackward(module, grid)
+                                    : lower(module, grid)))
         return signalPassFailure();
     for (GridOp grid : combines)
       if (failed(lowerCombine(module, grid)))
@@ -338,6 +349,8 @@ struct FlashToGpuPass : flash::impl::FlashToGpuBase<FlashToGpuPass> {
   gpu::GPUModuleOp getOrCreateGpuModule(ModuleOp module);
   LogicalResult lower(ModuleOp module, GridOp grid);
   LogicalResult lowerCombine(ModuleOp module, GridOp grid);
+  /// One of flash.attention_backward's grids (Backward.cpp emits it).
+  LogicalResult lowerBackward(ModuleOp module, GridOp grid);
   /// Each entry's `<func>_flash_abi` global: the record of its first grid,
   /// with every kernel the entry launches listed under "kernels".
   void emitAbiRecords(ModuleOp module);
@@ -573,29 +586,29 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
   // f32 attributes as doubles: the exact value of the float, which reads
   // back as the same float.
   double cap = grid.getSoftcap() ? grid.getSoftcap()->convertToDouble() : 0.0;
-  llvm::json::Object record{
-      {"func", hostFunc.getName()},
-      {"dtype", elt.isBF16() ? "bf16" : "f16"},
-      {"head_dim", headDim},
-      {"head_dim_v", headDim},
-      {"causal", grid.getCausal()},
-      {"window", llvm::json::Array{left, right}},
-      {"softcap", cap},
-      {"scale", grid.getScale()->convertToDouble()},
-      {"lse", bool(t.lseStore)},
-      {"arch", chip},
-      {"block_m", config.getBlockM()},
-      {"block_n", config.getBlockN()},
-      {"warps", config.getNumWarps()},
-      {"stages", config.getNumStages()},
-      {"smem_bytes", emitter.smemBytes()},
-      {"kernel", name},
-      {"kv_lens", kvLens},
-      {"paged", bool(t.table())},
-      {"split_kv", splitKV},
-      {"q_shape", staticShape(0)},
-      {"kv_shape", staticShape(1)},
-      {"num_args", hostFunc.getNumArguments()}};
+  llvm::json::Object record{{"kind", "forward"},
+                            {"func", hostFunc.getName()},
+                            {"dtype", elt.isBF16() ? "bf16" : "f16"},
+                            {"head_dim", headDim},
+                            {"head_dim_v", headDim},
+                            {"causal", grid.getCausal()},
+                            {"window", llvm::json::Array{left, right}},
+                            {"softcap", cap},
+                            {"scale", grid.getScale()->convertToDouble()},
+                            {"lse", bool(t.lseStore)},
+                            {"arch", chip},
+                            {"block_m", config.getBlockM()},
+                            {"block_n", config.getBlockN()},
+                            {"warps", config.getNumWarps()},
+                            {"stages", config.getNumStages()},
+                            {"smem_bytes", emitter.smemBytes()},
+                            {"kernel", name},
+                            {"kv_lens", kvLens},
+                            {"paged", bool(t.table())},
+                            {"split_kv", splitKV},
+                            {"q_shape", staticShape(0)},
+                            {"kv_shape", staticShape(1)},
+                            {"num_args", hostFunc.getNumArguments()}};
   // Only entries with captures have the key: today's records stay as they
   // were.
   if (!captureList.empty())
@@ -693,6 +706,167 @@ LogicalResult FlashToGpuPass::lowerCombine(ModuleOp module, GridOp grid) {
   return success();
 }
 
+/// The role of each argument of a backward entry, by the tiles its grids
+/// read and write ("capture" for a region's operand).
+static llvm::json::Array backwardArgs(func::FuncOp f) {
+  SmallVector<std::string> roles(f.getNumArguments(), "capture");
+  auto name = [&](Value memref, TileRole role) {
+    if (std::optional<unsigned> arg = entryArgument(memref, f))
+      roles[*arg] = stringifyTileRole(role).str();
+  };
+  f.walk([&](Operation *op) {
+    if (auto load = dyn_cast<TileLoadOp>(op))
+      name(load.getSource(), load.getRole());
+    else if (auto store = dyn_cast<TileStoreOp>(op))
+      name(store.getDest(), store.getRole());
+  });
+  llvm::json::Array args;
+  for (std::string &role : roles)
+    args.push_back(std::move(role));
+  return args;
+}
+
+LogicalResult FlashToGpuPass::lowerBackward(ModuleOp module, GridOp grid) {
+  if (failed(checkLayouts(grid)))
+    return failure();
+  Location loc = grid.getLoc();
+  ConfigAttr config = *grid.getConfig();
+  // The operands' element type and head dim: any 16-bit [rows, D] tile the
+  // grid reads or writes.
+  Type elt;
+  int64_t headDim = 0;
+  grid.getBody().walk([&](Operation *op) {
+    Value tile;
+    if (auto load = dyn_cast<TileLoadOp>(op))
+      tile = load.getResult();
+    else if (auto store = dyn_cast<TileStoreOp>(op))
+      tile = store.getTile();
+    auto type =
+        tile ? cast<RankedTensorType>(tile.getType()) : RankedTensorType();
+    if (!elt && type && type.getRank() == 2 &&
+        type.getElementType().getIntOrFloatBitWidth() == 16) {
+      elt = type.getElementType();
+      headDim = type.getDimSize(1);
+    }
+  });
+  if (!elt || !(elt.isBF16() || elt.isF16()))
+    return grid.emitOpError("flash-to-gpu: a backward grid computes on bf16 "
+                            "or f16 tiles");
+  if (headDim < 16 || headDim > 256 || headDim % 16)
+    return grid.emitOpError("flash-to-gpu: the backward's head dim must be a "
+                            "multiple of 16 from 16 to 256, not ")
+           << headDim;
+  int64_t bm = config.getBlockM(), bn = config.getBlockN();
+  int64_t warps = config.getNumWarps(), threads = 32 * warps;
+  if (config.getWgmma() || config.getProducer() || config.getPingpong())
+    return grid.emitOpError("flash-to-gpu: the backward's kernels are "
+                            "mma.sync programs (a config without wgmma, "
+                            "producer or pingpong)");
+  if (bm != bn || bn % 64 || bm % (16 * warps))
+    return grid.emitOpError("flash-to-gpu: the backward's tiles must be "
+                            "square, a multiple of 64 rows and of 16 rows a "
+                            "warp (block_m = ")
+           << bm << ", block_n = " << bn << ", warps = " << warps << ")";
+  if ((bm * headDim / 8) % threads)
+    return grid.emitOpError("flash-to-gpu: the threads must split a tile's "
+                            "16-byte chunks evenly");
+  BackwardStep step = *grid.getBackward();
+  if (step == BackwardStep::KV &&
+      backwardSmemBytes(config, elt, headDim) > smemLimitKB * 1024)
+    return grid.emitOpError("flash-to-gpu: the backward's KV program needs ")
+           << backwardSmemBytes(config, elt, headDim)
+           << " bytes of shared memory, more than " << smemLimitKB << " KiB";
+
+  auto hostFunc = grid->getParentOfType<func::FuncOp>();
+  std::string role = ("backward_" + stringifyBackwardStep(step)).str();
+  if (step == BackwardStep::Delta)
+    role = "delta";
+  gpu::GPUFuncOp func = createKernel(
+      module, loc, (hostFunc.getName() + "_" + role).str(), threads);
+  TiledAttention t;
+  t.grid = grid;
+  // Every memref a tile op of the grid reads or writes is an operand of the
+  // step; the others its regions read are captures.
+  DenseSet<Value> excluded;
+  grid.getBody().walk([&](Operation *op) {
+    if (auto load = dyn_cast<TileLoadOp>(op))
+      excluded.insert(load.getSource());
+    else if (auto store = dyn_cast<TileStoreOp>(op))
+      excluded.insert(store.getDest());
+    else if (auto acc = dyn_cast<TileAccumulateOp>(op))
+      excluded.insert(acc.getDest());
+  });
+  t.captures = capturesOf(grid, excluded, hostFunc);
+  OpBuilder kb(func.getContext());
+  SmallVector<Value> hostArgs;
+  int64_t smemBytes = 0;
+  if (failed(emitBackwardKernel(kb, loc, t, func, config, elt, headDim,
+                                hostArgs, smemBytes)))
+    return failure();
+  moveCaptureArgsLast(func, hostArgs, t.captures);
+  Block &entry = func.getBody().front();
+  func.setFunctionType(
+      FunctionType::get(&getContext(), entry.getArgumentTypes(), {}));
+  OpBuilder hb(grid);
+  SmallVector<Value> ub(grid.getUpperBounds());
+  Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+  Value block = arith::ConstantIndexOp::create(hb, loc, threads);
+  Value smem = arith::ConstantOp::create(
+      hb, loc, hb.getI32IntegerAttr(int32_t(smemBytes)));
+  gpu::LaunchFuncOp::create(hb, loc, func, gpu::KernelDim3{ub[0], ub[1], ub[2]},
+                            gpu::KernelDim3{block, one, one}, smem, hostArgs);
+  hostFunc->setAttr("llvm.emit_c_interface", hb.getUnitAttr());
+
+  if (!records.count(hostFunc.getName())) {
+    llvm::json::Array captureList;
+    for (Value capture : t.captures)
+      if (std::optional<unsigned> arg = entryArgument(capture, hostFunc)) {
+        FailureOr<llvm::json::Object> record = captureRecord(hostFunc, *arg);
+        if (failed(record))
+          return failure();
+        captureList.push_back(std::move(*record));
+      }
+    int64_t left, right;
+    std::tie(left, right) = getWindowBounds(grid.getWindow());
+    double cap = grid.getSoftcap() ? grid.getSoftcap()->convertToDouble() : 0.0;
+    llvm::json::Object record{
+        {"kind", "backward"},
+        {"func", hostFunc.getName()},
+        {"dtype", elt.isBF16() ? "bf16" : "f16"},
+        {"head_dim", headDim},
+        {"head_dim_v", headDim},
+        {"causal", grid.getCausal()},
+        {"window", llvm::json::Array{left, right}},
+        {"softcap", cap},
+        {"scale", grid.getScale()->convertToDouble()},
+        {"lse", false},
+        {"arch", chip},
+        {"block_m", bm},
+        {"block_n", bn},
+        {"warps", warps},
+        {"stages", config.getNumStages()},
+        {"smem_bytes", backwardSmemBytes(config, elt, headDim)},
+        {"kernel", func.getName()},
+        {"kv_lens", false},
+        {"paged", false},
+        {"split_kv", false},
+        {"num_args", hostFunc.getNumArguments()},
+        {"args", backwardArgs(hostFunc)}};
+    if (!captureList.empty())
+      record["captures"] = std::move(captureList);
+    records[hostFunc.getName()] = std::move(record);
+  }
+  addKernelRecord(hostFunc, llvm::json::Object{{"kernel", func.getName()},
+                                               {"role", role},
+                                               {"block_m", bm},
+                                               {"block_n", bn},
+                                               {"warps", warps},
+                                               {"threads", threads},
+                                               {"smem_bytes", smemBytes}});
+  grid.erase();
+  return success();
+}
+
 void FlashToGpuPass::emitAbiRecords(ModuleOp module) {
   OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
   for (auto &[func, record] : records) {
@@ -721,7 +895,16 @@ void FlashToGpuPass::allocateWorkspaces(ModuleOp module) {
     auto alloc = gpu::AllocOp::create(b, loc, a.getType(), tokenType,
                                       ValueRange{t0}, a.getDynamicSizes(),
                                       ValueRange{}, /*hostShared=*/false);
-    gpu::WaitOp::create(b, loc, Type(), ValueRange{alloc.getAsyncToken()});
+    Value ready = alloc.getAsyncToken();
+    // A zeroed workspace (the backward's f32 dQ, which every KV program
+    // adds into) is cleared in the same stream order.
+    if (a.getZeroed()) {
+      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+      ready = gpu::MemsetOp::create(b, loc, tokenType, ValueRange{ready},
+                                    alloc.getMemref(), zero)
+                  .getAsyncToken();
+    }
+    gpu::WaitOp::create(b, loc, Type(), ValueRange{ready});
     a.getResult().replaceAllUsesWith(alloc.getMemref());
     b.setInsertionPoint(a->getBlock()->getTerminator());
     Value t2 = gpu::WaitOp::create(b, loc, tokenType, ValueRange{})

@@ -28,6 +28,8 @@
 //   Uniform.cpp        spread, cta and uniform tiles, scf.if and scf.for
 //                      over tiles
 //   Combine.cpp        flash.combine's grid cloned as its own kernel
+//   Backward.cpp       the backward's grids (D, the KV program, dQ): the
+//                      same families on their tiles, the transposed GEMMs
 //
 // Each op family's lowerings are free functions. What every family reads
 // (the config, the thread ids, the tensors, the shared-memory map, the
@@ -276,6 +278,12 @@ LogicalResult lowerStore(const KernelContext &kc, KernelArgs &args,
 LogicalResult lowerMatmul(const KernelContext &kc, const ScopeState &scope,
                           FragmentState &fs, linalg::MatmulOp op,
                           IRMapping &map);
+/// acc tiles (mt, n0) and (mt, n0 + 1) += A[mt] * B for every m-tile by
+/// mma.sync m16n8k16, where `bRegs` is one ldmatrix x4 holding both
+/// n-tiles' B fragments and `nTiles` the accumulator's 8-column tiles.
+void mmaTilePair(const KernelContext &kc, ArrayRef<SmallVector<Value>> aFrags,
+                 ArrayRef<Value> bRegs, SmallVectorImpl<Value> &acc, int64_t n0,
+                 int64_t nTiles);
 /// S = Q K^T by wgmma for the K block in `stage`; `wait` is set to the
 /// GEMM's wait.
 SmallVector<Value> emitScoresWgmma(const KernelContext &kc, Value stage,
@@ -283,6 +291,18 @@ SmallVector<Value> emitScoresWgmma(const KernelContext &kc, Value stage,
 /// acc += P V by wgmma with P's packed registers as the A operand.
 void emitPVWgmma(const KernelContext &kc, ArrayRef<Value> p,
                  SmallVectorImpl<Value> &acc, Value stage);
+
+// --- Backward.cpp -----------------------------------------------------------
+/// Emits the kernel of one of the backward's grids (GridOp::getBackward:
+/// D = rowsum(dO * O), the KV program, the dQ conversion) into `func`;
+/// `hostArgs` are the launch's values, `smemBytes` its dynamic shared memory.
+LogicalResult emitBackwardKernel(OpBuilder &b, Location loc, TiledAttention &t,
+                                 gpu::GPUFuncOp func, ConfigAttr config,
+                                 Type eltType, int64_t headDim,
+                                 SmallVectorImpl<Value> &hostArgs,
+                                 int64_t &smemBytes);
+/// The dynamic shared memory of the backward's KV program.
+int64_t backwardSmemBytes(ConfigAttr config, Type eltType, int64_t headDim);
 
 // --- Pipeline.cpp -----------------------------------------------------------
 /// The pipeline's start before the loops: the run's first and last block,

@@ -38,11 +38,13 @@ LogicalResult checkLayouts(GridOp grid) {
       return where->emitOpError("flash-to-gpu: a tile without a #flash.frag "
                                 "layout (")
              << v.getType() << "); run flash-assign-layouts first";
-    // A tile load's tile is in shared memory; every other tile (but a
+    // A tile load's tile is in shared memory (a backward grid's may be in
+    // registers: flash-assign-layouts); every other tile (but a
     // tensor.empty, only a shape) in registers.
     bool load = isa_and_nonnull<TileLoadOp>(v.getDefiningOp());
-    if (frag.isSmem() != load && !isa_and_nonnull<tensor::EmptyOp>(
-                                     v.getDefiningOp()))
+    bool registerLoad = load && grid.getBackward() && !frag.isSmem();
+    if (frag.isSmem() != load && !registerLoad &&
+        !isa_and_nonnull<tensor::EmptyOp>(v.getDefiningOp()))
       return where->emitOpError("flash-to-gpu: layout ")
              << frag << (load ? " for a tile load (#flash.frag<smem, ...>)"
                               : " for a tile computed in registers");

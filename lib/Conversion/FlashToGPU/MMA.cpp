@@ -54,12 +54,9 @@ static SmallVector<Value> mma(const KernelContext &kc, ArrayRef<Value> a,
   return out;
 }
 
-/// acc tiles (mt, n0) and (mt, n0 + 1) += A[mt] * B for every m-tile,
-/// where `bRegs` is one ldmatrix x4 holding both n-tiles' B fragments.
-static void mmaTilePair(const KernelContext &kc,
-                        ArrayRef<SmallVector<Value>> aFrags,
-                        ArrayRef<Value> bRegs, SmallVectorImpl<Value> &acc,
-                        int64_t n0, int64_t nTiles) {
+void mmaTilePair(const KernelContext &kc, ArrayRef<SmallVector<Value>> aFrags,
+                 ArrayRef<Value> bRegs, SmallVectorImpl<Value> &acc, int64_t n0,
+                 int64_t nTiles) {
   for (int64_t mt = 0; mt < kc.mTiles; ++mt)
     for (int64_t h = 0; h < 2; ++h) {
       int64_t first = kc.frag(mt, n0 + h, 0, nTiles);

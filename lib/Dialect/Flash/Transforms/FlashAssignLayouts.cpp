@@ -120,6 +120,7 @@ struct Assigner {
   llvm::EquivalenceClasses<Value> same;
 
   LogicalResult collect();
+  bool inSmem(Value v);
   DenseSet<Value> findPartialSums();
   DenseSet<Value> findSpread();
   LogicalResult run();
@@ -137,6 +138,12 @@ LogicalResult Assigner::collect() {
     if (isa<TileUpdateOp, TileFinalizeOp>(op)) {
       op->emitOpError("flash-assign-layouts: run flash-online-softmax first "
                       "(it expands the online softmax this op stands for)");
+      return WalkResult::interrupt();
+    }
+    if (isa<TileGradOp>(op)) {
+      op->emitOpError("flash-assign-layouts: run flash-backward-recompute "
+                      "first (it expands the backward step this op stands "
+                      "for)");
       return WalkResult::interrupt();
     }
     bool makesTile = llvm::any_of(op->getResultTypes(), [](Type t) {
@@ -293,6 +300,24 @@ DenseSet<Value> findCta(const DenseSet<Value> &spread,
   return cta;
 }
 
+/// Whether tile `v` lives in shared memory: a forward grid's tile loads
+/// (Q, K, V) are the GEMMs' operands. A backward grid also loads tiles that
+/// only element-wise ops read (O and dO for D = rowsum(dO * O), the f32 dQ
+/// workspace, the LSE and D rows): those go straight into registers, in the
+/// layout of the tiles they meet; the ones every reader of which is a
+/// matmul (Q, K, V, dO of the KV program) are shared-memory operands.
+bool Assigner::inSmem(Value v) {
+  auto load = v.getDefiningOp<TileLoadOp>();
+  if (!load)
+    return false;
+  if (!grid.getBackward())
+    return true;
+  return cast<RankedTensorType>(v.getType()).getRank() == 2 &&
+         llvm::all_of(v.getUsers(), [](Operation *user) {
+           return isa<linalg::MatmulOp>(user);
+         });
+}
+
 LogicalResult Assigner::run() {
   if (failed(collect()))
     return failure();
@@ -305,7 +330,7 @@ LogicalResult Assigner::run() {
   for (Value v : tiles) {
     auto type = cast<RankedTensorType>(v.getType());
     FragAttr frag;
-    if (v.getDefiningOp<TileLoadOp>())
+    if (inSmem(v))
       frag = FragAttr::get(ctx, FragKind::Smem, mma);
     else if (type.getRank() == 2)
       frag = FragAttr::get(ctx, FragKind::Acc, mma);
@@ -389,14 +414,6 @@ struct FlashAssignLayoutsPass
         grids.push_back(grid);
     });
     for (GridOp grid : grids) {
-      // The backward's grids run on the CPU pipeline; their GPU layouts
-      // (the transposed GEMM operands among them) are not written yet.
-      if (grid.getBackward()) {
-        grid.emitOpError("is a backward grid: flash-assign-layouts has no "
-                         "GPU layouts for the backward yet (the CPU "
-                         "pipeline runs it)");
-        return signalPassFailure();
-      }
       Assigner assigner{grid,
                         grid.getConfig()->getWgmma() ? MmaKind::Wgmma
                                                      : MmaKind::MmaSync};
