@@ -6,8 +6,9 @@
 // reduced to [lo, hi] and a two-pass softmax runs over it. The backward
 // recomputes each row's softmax the same way and applies the textbook
 // gradients (FlashAttention-2's D = rowsum(dO * O) form), accumulating dK and
-// dV over rows and heads in double. Parameters are validated up front so that
-// bad input yields a message, never a crash.
+// dV over rows and heads in double; optional hooks round P and dS on their
+// way into the products, as a kernel in bf16/f16 does. Parameters are
+// validated up front so that bad input yields a message, never a crash.
 //
 //===----------------------------------------------------------------------===//
 
@@ -260,8 +261,6 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
     return "the backward needs scoreModGrad (d scoreMod / d s) with scoreMod";
   if (p.scoreModGrad && !p.scoreMod)
     return "scoreModGrad is set without scoreMod";
-  if (p.roundWeight)
-    return "the backward does not support roundWeight";
   std::string err = validate(p);
   if (!err.empty())
     return err;
@@ -334,11 +333,12 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
           if (scores[j - lo] == -inf)
             continue;
           const double pj = probs[j - lo] /= l;
+          const double pv = p.roundWeight ? p.roundWeight(pj) : pj;
           double dp = 0.0;
           for (int64_t c = 0; c < dvDim; ++c) {
             const double dO = dOut.at(sb, h, qRow, c);
             dp += dO * double(v.at(sb, hk, kRow0 + j, c));
-            dvAcc[kvIndex(j, c, dvDim)] += pj * dO;
+            dvAcc[kvIndex(j, c, dvDim)] += pv * dO;
           }
           dprobs[j - lo] = dp;
           dsum += pj * dp;
@@ -349,8 +349,10 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
         for (int64_t j = lo; j <= hi; ++j) {
           if (scores[j - lo] == -inf)
             continue;
-          const double dx = probs[j - lo] * (dprobs[j - lo] - dsum) *
-                            fprime[j - lo] * p.scale;
+          double ds = probs[j - lo] * (dprobs[j - lo] - dsum) * fprime[j - lo];
+          if (p.roundScoreGrad)
+            ds = p.roundScoreGrad(ds);
+          const double dx = ds * p.scale;
           for (int64_t c = 0; c < d; ++c) {
             dqAcc[c] += dx * double(k.at(sb, hk, kRow0 + j, c));
             dkAcc[kvIndex(j, c, d)] += dx * double(q.at(sb, h, qRow, c));
