@@ -7,7 +7,8 @@
 // recomputes each row's softmax the same way and applies the textbook
 // gradients (FlashAttention-2's D = rowsum(dO * O) form), accumulating dK and
 // dV over rows and heads in double; optional hooks round P and dS on their
-// way into the products, as a kernel in bf16/f16 does. Parameters are
+// way into the products and the O that D is taken from, as a kernel in
+// bf16/f16 does. Parameters are
 // validated up front so that bad input yields a message, never a crash.
 //
 //===----------------------------------------------------------------------===//
@@ -282,7 +283,7 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
           dq.at(b, h, i, x) = 0.0f; // Padding rows and rows with no key.
 
   // Per row, over its visible interval: s_j, f'(x_j), P_j and dP_j.
-  std::vector<double> scores, fprime, probs, dprobs, dqAcc(d);
+  std::vector<double> scores, fprime, probs, dprobs, dqAcc(d), oRow(dvDim);
   for (int64_t b = 0; b < p.batch; ++b) {
     const int64_t sq = seqLenQ(p, b), sk = seqLenK(p, b);
     const int64_t sb = varlen ? 0 : b; // Storage batch of Q, K, V and grads.
@@ -329,6 +330,8 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
           if (scores[j] != -inf)
             l += probs[j] = std::exp(scores[j] - m);
         double dsum = 0.0;
+        if (p.roundOutput)
+          std::fill(oRow.begin(), oRow.end(), 0.0);
         for (int64_t j = lo; j <= hi; ++j) {
           if (scores[j - lo] == -inf)
             continue;
@@ -337,11 +340,20 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
           double dp = 0.0;
           for (int64_t c = 0; c < dvDim; ++c) {
             const double dO = dOut.at(sb, h, qRow, c);
-            dp += dO * double(v.at(sb, hk, kRow0 + j, c));
+            const double vc = v.at(sb, hk, kRow0 + j, c);
+            dp += dO * vc;
             dvAcc[kvIndex(j, c, dvDim)] += pv * dO;
+            if (p.roundOutput)
+              oRow[c] += pj * vc;
           }
           dprobs[j - lo] = dp;
           dsum += pj * dp;
+        }
+        // D = dO . O with O as stored (rounded), instead of sum_j P_j dP_j.
+        if (p.roundOutput) {
+          dsum = 0.0;
+          for (int64_t c = 0; c < dvDim; ++c)
+            dsum += double(dOut.at(sb, h, qRow, c)) * p.roundOutput(oRow[c]);
         }
 
         // dS_j = P_j (dP_j - D), back through f' and the scale into dq, dk.

@@ -247,6 +247,7 @@ TEST(BackwardHand, RoundingHooks) {
   // TwoKeys with P = [0.731, 0.269] and dS = [-0.393, 0.393] rounded down to
   // quarters on their way into the products: dv = round(P) dO, dq and dk
   // from round(dS); D stays exact, so dS itself is unchanged before it.
+  const double e = std::exp(1.0);
   Case c;
   c.b = 1, c.hq = 1, c.hkv = 1, c.sq = 1, c.sk = 2, c.d = 2, c.dv = 1;
   c.scale = 1.0;
@@ -262,10 +263,20 @@ TEST(BackwardHand, RoundingHooks) {
   EXPECT_EQ(g.dq.data, (std::vector<float>{-0.5f, 0.25f}));
   EXPECT_EQ(g.dk.data, (std::vector<float>{-0.5f, 0.0f, 0.25f, 0.0f}));
 
+  // D from O = (2e + 4) / (e + 1) = 2.54 rounded down to 2.5: dS = P (dP -
+  // 2.5) with dP = v = [2, 4]; P itself is exact.
+  pr.p.roundWeight = pr.p.roundScoreGrad = nullptr;
+  pr.p.roundOutput = quarters;
+  g = backward(pr);
+  EXPECT_FLOAT_EQ(g.dq.data[0], e / (e + 1) * (2 - 2.5));
+  EXPECT_FLOAT_EQ(g.dq.data[1], 1 / (e + 1) * (4 - 2.5));
+  EXPECT_FLOAT_EQ(g.dv.data[0], e / (e + 1));
+
   // Identity hooks change nothing.
   Problem plain(c, rng);
   Grads want = backward(plain);
-  plain.p.roundWeight = plain.p.roundScoreGrad = [](double x) { return x; };
+  plain.p.roundWeight = plain.p.roundScoreGrad = plain.p.roundOutput =
+      [](double x) { return x; };
   Grads got = backward(plain);
   EXPECT_EQ(got.dq.data, want.dq.data);
   EXPECT_EQ(got.dk.data, want.dk.data);

@@ -127,6 +127,11 @@ struct AttentionParams {
   /// for its matrix products, FA2's tolerance rule for the gradients. The
   /// forward ignores it.
   std::function<double(double)> roundScoreGrad;
+  /// attentionBackward only: if set, D_i = dOut_i . O_i is taken with each
+  /// element of O_i = sum_j P_j v_j through it, as a kernel reads D from
+  /// the O its forward stored in its dtype (else D = sum_j P_j dP_j, exact).
+  /// The forward ignores it.
+  std::function<double(double)> roundOutput;
 };
 
 /// Computes attention into `out` and, if non-null, `lse`. Returns an empty
@@ -163,7 +168,8 @@ std::string attention(const AttentionParams &p, View4 q, View4 k, View4 v,
 /// a sequence owns). Training packs sequences with cuSeqlens, so kvLens and
 /// blockTable are refused, as are a scoreMod without scoreModGrad and a
 /// scoreModGrad without scoreMod. The gradients are exact unless roundWeight
-/// / roundScoreGrad round P / dS on their way into the products.
+/// / roundScoreGrad round P / dS on their way into the products and
+/// roundOutput the O that D is taken from.
 /// Returns an empty string on success, else a description of the refused or
 /// invalid parameters (validated as the forward validates them), in which
 /// case nothing is written.
