@@ -2,8 +2,9 @@
 //
 // The pieces of the GPU mode (GpuRun.cpp) that its forward cases and its
 // backward cases (GpuBackward.cpp) share: the options, bf16/f16 rounding,
-// the kernel's semantics read from its ABI record, device buffers and the
-// helpers for the printed lines. Plain C++ (flash-run-gpu has no LLVM).
+// the kernel's semantics read from its ABI record, device buffers, a
+// parallel loop and the number formatting of the printed lines. Plain C++
+// (flash-run-gpu has no LLVM).
 //
 //===----------------------------------------------------------------------===//
 
