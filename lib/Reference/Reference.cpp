@@ -6,8 +6,10 @@
 // reduced to [lo, hi] and a two-pass softmax runs over it. The backward
 // recomputes each row's softmax the same way and applies the textbook
 // gradients (FlashAttention-2's D = rowsum(dO * O) form), accumulating dK and
-// dV over rows and heads in double. Parameters are validated up front so that
-// bad input yields a message, never a crash.
+// dV over rows and heads in double; optional hooks round P and dS on their
+// way into the products and the O that D is taken from, as a kernel in
+// bf16/f16 does. Parameters are
+// validated up front so that bad input yields a message, never a crash.
 //
 //===----------------------------------------------------------------------===//
 
@@ -260,8 +262,6 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
     return "the backward needs scoreModGrad (d scoreMod / d s) with scoreMod";
   if (p.scoreModGrad && !p.scoreMod)
     return "scoreModGrad is set without scoreMod";
-  if (p.roundWeight)
-    return "the backward does not support roundWeight";
   std::string err = validate(p);
   if (!err.empty())
     return err;
@@ -283,7 +283,7 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
           dq.at(b, h, i, x) = 0.0f; // Padding rows and rows with no key.
 
   // Per row, over its visible interval: s_j, f'(x_j), P_j and dP_j.
-  std::vector<double> scores, fprime, probs, dprobs, dqAcc(d);
+  std::vector<double> scores, fprime, probs, dprobs, dqAcc(d), oRow(dvDim);
   for (int64_t b = 0; b < p.batch; ++b) {
     const int64_t sq = seqLenQ(p, b), sk = seqLenK(p, b);
     const int64_t sb = varlen ? 0 : b; // Storage batch of Q, K, V and grads.
@@ -330,18 +330,30 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
           if (scores[j] != -inf)
             l += probs[j] = std::exp(scores[j] - m);
         double dsum = 0.0;
+        if (p.roundOutput)
+          std::fill(oRow.begin(), oRow.end(), 0.0);
         for (int64_t j = lo; j <= hi; ++j) {
           if (scores[j - lo] == -inf)
             continue;
           const double pj = probs[j - lo] /= l;
+          const double pv = p.roundWeight ? p.roundWeight(pj) : pj;
           double dp = 0.0;
           for (int64_t c = 0; c < dvDim; ++c) {
             const double dO = dOut.at(sb, h, qRow, c);
-            dp += dO * double(v.at(sb, hk, kRow0 + j, c));
-            dvAcc[kvIndex(j, c, dvDim)] += pj * dO;
+            const double vc = v.at(sb, hk, kRow0 + j, c);
+            dp += dO * vc;
+            dvAcc[kvIndex(j, c, dvDim)] += pv * dO;
+            if (p.roundOutput)
+              oRow[c] += pj * vc;
           }
           dprobs[j - lo] = dp;
           dsum += pj * dp;
+        }
+        // D = dO . O with O as stored (rounded), instead of sum_j P_j dP_j.
+        if (p.roundOutput) {
+          dsum = 0.0;
+          for (int64_t c = 0; c < dvDim; ++c)
+            dsum += double(dOut.at(sb, h, qRow, c)) * p.roundOutput(oRow[c]);
         }
 
         // dS_j = P_j (dP_j - D), back through f' and the scale into dq, dk.
@@ -349,8 +361,10 @@ std::string flash::ref::attentionBackward(const AttentionParams &p, View4 q,
         for (int64_t j = lo; j <= hi; ++j) {
           if (scores[j - lo] == -inf)
             continue;
-          const double dx = probs[j - lo] * (dprobs[j - lo] - dsum) *
-                            fprime[j - lo] * p.scale;
+          double ds = probs[j - lo] * (dprobs[j - lo] - dsum) * fprime[j - lo];
+          if (p.roundScoreGrad)
+            ds = p.roundScoreGrad(ds);
+          const double dx = ds * p.scale;
           for (int64_t c = 0; c < d; ++c) {
             dqAcc[c] += dx * double(k.at(sb, hk, kRow0 + j, c));
             dkAcc[kvIndex(j, c, d)] += dx * double(q.at(sb, h, qRow, c));

@@ -2,7 +2,8 @@
 package: flashmlir.Kernel, load_runtime, device_info, set_allocator).
 
 Kernel runs one entry point of a compiled artifact (libNAME.so) that has an
-ABI record, through flashrt_attention*, on PyTorch CUDA tensors;
+ABI record, through flashrt_attention* (a backward entry, ABI "kind":
+"backward", through flashrt_attention_backward), on PyTorch CUDA tensors;
 CombineKernel runs a merge kernel (flashmlir.variants.Combine), which has
 none, through its MLIR C interface (flashrt_invoke on the GPU, a direct
 call on the CPU). Tensors are in logical [batch, heads, seq, head_dim] order
@@ -120,6 +121,9 @@ def load_runtime(path=None):
     if hasattr(lib, "flashrt_attention_captures"):
         lib.flashrt_attention_captures.restype = i32
         lib.flashrt_attention_captures.argtypes = [ptr] * 7 + [i32] + [ptr] * 3
+    if hasattr(lib, "flashrt_attention_backward"):
+        lib.flashrt_attention_backward.restype = i32
+        lib.flashrt_attention_backward.argtypes = [ptr] * 8 + [i32] + [ptr] * 4
     lib.flashrt_set_async.restype = None
     lib.flashrt_set_async.argtypes = [i32]
     lib.flashrt_set_pointer_checks.restype = None
@@ -265,13 +269,14 @@ assert _TENSOR.size == ctypes.sizeof(_Tensor)
 
 
 class _ArgBlock:
-    """Seven flashrt_tensor (Q, K, V, O, LSE, kv_lens, block_table); one per
-    Kernel and thread."""
+    """`n` flashrt_tensor: seven for a forward call (Q, K, V, O, LSE, kv_lens,
+    block_table), nine for a backward one (Q, K, V, O, LSE, dO, dQ, dK, dV);
+    one per Kernel and thread."""
 
-    def __init__(self):
-        self.buf = ctypes.create_string_buffer(7 * _TENSOR.size)
+    def __init__(self, n=7):
+        self.buf = ctypes.create_string_buffer(n * _TENSOR.size)
         base = ctypes.addressof(self.buf)
-        self.ptrs = [base + i * _TENSOR.size for i in range(7)]
+        self.ptrs = [base + i * _TENSOR.size for i in range(n)]
 
     def pack(self, i, name, t):
         code = _torch_dtypes.get(t.dtype, 0)
@@ -305,6 +310,14 @@ class _CaptureBlock:
 
 
 _DTYPE_NAMES = {1: "f16", 2: "bf16", 3: "f32", 4: "i32"}
+
+# How each kind of entry is called, for the errors that name the other one.
+_FORWARD_CALL = ("kernel(q, k, v, out=None, lse=None, kv_lens=None, block_table=None, "
+                 "captures=None, block_mask=None) -> (out, lse) or out")
+_BACKWARD_CALL = ("kernel(q, k, v, o, lse, do, dq=None, dk=None, dv=None, captures=None) "
+                  "-> (dq, dk, dv)")
+_FORWARD_ONLY = ("out", "kv_lens", "block_table", "block_mask")
+_BACKWARD_ONLY = ("o", "do", "dq", "dk", "dv")
 
 
 def _empty_like_layout(torch, q, dv):
@@ -364,6 +377,14 @@ class Kernel:
         except FlashError as ex:
             self.close()
             raise FlashError(f"{func} in {self.artifact_path}: {ex}") from None
+        # flash.attention_backward entries ("kind": "backward"; records
+        # without "kind" are forward ones).
+        self.kind = "backward" if self.abi.get("kind") == "backward" else "forward"
+        self._backward = self.kind == "backward"
+        if self._backward and not hasattr(self._lib, "flashrt_attention_backward"):
+            self.close()
+            raise FlashError(f"{func} in {self.artifact_path} is a backward entry, but this "
+                             "libflashrt has no flashrt_attention_backward; use a newer runtime")
         self._has_lse = bool(self.abi.get("lse"))
         self._dv = int(self.abi.get("head_dim_v") or self.abi.get("head_dim") or 0)
         # Entries over a KV cache take kv_lens and/or a block table.
@@ -414,8 +435,36 @@ class Kernel:
                                  f"but {self.func} takes rank {c.get('rank')}")
         return captures
 
-    def __call__(self, q, k, v, out=None, lse=None, kv_lens=None, block_table=None,
-                 captures=None, block_mask=None):
+    def __call__(self, q, k, v, *args, **kwargs):
+        """Runs the entry: a forward one as kernel(q, k, v, out=None, lse=None,
+        kv_lens=None, block_table=None, captures=None, block_mask=None) (see
+        _forward), a backward one (kind "backward") as kernel(q, k, v, o,
+        lse, do, dq=None, dk=None, dv=None, captures=None) -> (dq, dk, dv)
+        (see _backward). Calling an entry the other kind's way is a
+        FlashError naming its own call."""
+        if self._backward:
+            return self._run_backward(q, k, v, *args, **kwargs)
+        return self._forward(q, k, v, *args, **kwargs)
+
+    def _other_kind(self, names):
+        """The error of a call with arguments only the other kind takes."""
+        are = "is" if len(names) == 1 else "are"
+        if self._backward:
+            return FlashError(f"{self.func} is a backward entry (flash.attention_backward): "
+                              f"call it as {_BACKWARD_CALL}; {', '.join(names)} {are} for "
+                              "forward entries")
+        return FlashError(f"{self.func} is a forward entry (flash.attention): call it as "
+                          f"{_FORWARD_CALL}; {', '.join(names)} {are} for backward entries")
+
+    def _unexpected(self, other, theirs):
+        """The error for keyword arguments `other` that this kind does not take."""
+        names = sorted(other)
+        if any(n in theirs for n in names):
+            return self._other_kind([n for n in names if n in theirs])
+        return FlashTypeError(f"{self.func}() got an unexpected keyword argument {names[0]!r}")
+
+    def _forward(self, q, k, v, out=None, lse=None, kv_lens=None, block_table=None,
+                 captures=None, block_mask=None, **other):
         """Attention of q, k, v into out (and lse, f32 [B, Hq, Sq]), allocated
         when not given. Returns (out, lse) if the kernel writes LSE, else out.
 
@@ -433,12 +482,17 @@ class Kernel:
         at its place."""
         if self._handle is None:
             raise FlashError(f"{self.func}: the kernel is closed")
+        if other:
+            raise self._unexpected(other, _BACKWARD_ONLY)
         torch = _get_torch()
         tensor = torch.Tensor if torch is not None else ()
         for name, t in (("q", q), ("k", k), ("v", v), ("out", out), ("lse", lse),
                         ("kv_lens", kv_lens), ("block_table", block_table)):
             if not isinstance(t, tensor) and (t is not None or name in ("q", "k", "v")):
                 raise FlashTypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+        # kernel(q, k, v, o, lse, do) puts dO where kv_lens ([B]) goes.
+        if kv_lens is not None and kv_lens.dim() == 4:
+            raise self._other_kind(["o", "lse", "do"])
         captures = self._with_block_mask(captures, block_mask)
         captures = self._check_captures(captures, tensor)
         # The runtime leaves the pointer checks to PyTorch (see load_runtime),
@@ -496,6 +550,71 @@ class Kernel:
         if rc:
             raise _error(self._lib, rc, self.func)
         return (out, lse) if self._has_lse else out
+
+    def _run_backward(self, q, k, v, o=None, lse=None, do=None, dq=None, dk=None, dv=None,
+                      captures=None, **other):
+        """The gradients (dq, dk, dv) of L = sum(do * O) for O = attention(q,
+        k, v), given the forward's o and lse (f32 [B, Hq, Sq], natural log)
+        and do = dL/dO (like o). dq, dk and dv are written into the given
+        tensors, else allocated like q, k and v (their storage order kept).
+        ALiBi's slopes and a score_mod / mask_mod's tensors go in captures,
+        in the order of the ABI's "captures"."""
+        if self._handle is None:
+            raise FlashError(f"{self.func}: the kernel is closed")
+        if other:
+            raise self._unexpected(other, _FORWARD_ONLY)
+        if o is None or lse is None or do is None:
+            raise FlashError(f"{self.func} is a backward entry (flash.attention_backward): "
+                             f"call it as {_BACKWARD_CALL}; o, lse and do (the forward's "
+                             "output and LSE, and dL/dO) are required")
+        torch = _get_torch()
+        tensor = torch.Tensor if torch is not None else ()
+        named = (("q", q), ("k", k), ("v", v), ("o", o), ("lse", lse), ("do", do),
+                 ("dq", dq), ("dk", dk), ("dv", dv))
+        for name, t in named:
+            optional = name in ("dq", "dk", "dv")
+            if not isinstance(t, tensor) and (t is not None or not optional):
+                raise FlashTypeError(f"{name} must be a torch.Tensor, not {type(t).__name__}")
+        captures = self._check_captures(captures, tensor)
+        device = q.get_device()
+        if device < 0:
+            raise FlashError(f"q is on {q.device}; pass CUDA tensors")
+        if dq is None:
+            dq = _empty_like_layout(torch, q, q.shape[3])
+        if dk is None:
+            dk = _empty_like_layout(torch, k, k.shape[3])
+        if dv is None:
+            dv = _empty_like_layout(torch, v, v.shape[3])
+        block = getattr(self._tls, "backward", None)
+        if block is None:
+            block = self._tls.backward = _ArgBlock(9)
+        for i, (name, t) in enumerate((("q", q), ("k", k), ("v", v), ("o", o), ("lse", lse),
+                                       ("do", do), ("dq", dq), ("dk", dk), ("dv", dv))):
+            if t.get_device() != device:
+                raise FlashError(f"{name} is on {t.device}, q on cuda:{device}")
+            block.pack(i, name, t)
+        caps_ptr = None
+        if captures:
+            caps = getattr(self._tls, "captures", None)
+            if caps is None or len(caps.buf) < len(captures) * _TENSOR.size:
+                caps = self._tls.captures = _CaptureBlock(len(captures))
+            for i, t in enumerate(captures):
+                if t.get_device() != device:
+                    raise FlashError(f"capture {i} is on {t.device}, q on cuda:{device}")
+                caps.pack(i, t, _torch_dtypes[t.dtype])
+            caps_ptr = caps.ptr
+        p = block.ptrs
+        args = (self._handle, p[0], p[1], p[2], p[3], p[4], p[5], caps_ptr, len(captures),
+                p[6], p[7], p[8])
+        fn = self._lib.flashrt_attention_backward
+        if _current_device() == device:
+            rc = fn(*args, _raw_stream(device))
+        else:
+            with torch.cuda.device(device):
+                rc = fn(*args, _raw_stream(device))
+        if rc:
+            raise _error(self._lib, rc, self.func)
+        return dq, dk, dv
 
     def close(self):
         """Unloads the artifact (also done when the Kernel is collected)."""

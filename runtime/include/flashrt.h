@@ -6,7 +6,8 @@
 |* implements the mgpu* launch ABI that MLIR's GPU host lowering calls (the   *|
 |* artifact leaves those symbols undefined, so libflashrt.so must be in the   *|
 |* global symbol scope before an artifact is opened), and offers this C API:  *|
-|* open an artifact, validate tensors against its ABI record and run it.      *|
+|* open an artifact, validate tensors against its ABI record and run it (a   *|
+|* forward entry, or a backward one through flashrt_attention_backward).     *|
 |*                                                                            *|
 |* Every function returns a flashrt_status; on failure flashrt_last_error()   *|
 |* (thread-local) says why. Nothing here aborts, also without a driver.       *|
@@ -94,7 +95,8 @@ FLASHRT_API const char *flashrt_abi(const flashrt_kernel *k);
  * without a launch. Waits for the kernel unless flashrt_set_async(1).
  * Entries whose ABI has kv_lens or a block table are refused: they take
  * flashrt_attention_kv; entries with captures take
- * flashrt_attention_captures. */
+ * flashrt_attention_captures, backward entries flashrt_attention_backward
+ * (every forward run and time function refuses them). */
 FLASHRT_API int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
                                   const flashrt_tensor *kk,
                                   const flashrt_tensor *v,
@@ -172,6 +174,39 @@ FLASHRT_API int flashrt_time_captures_ms(
     const flashrt_tensor *block_table, const flashrt_tensor *captures,
     int num_captures, const flashrt_tensor *o, const flashrt_tensor *lse,
     void *stream, int warmup, int reps, float *median_ms);
+
+/* Runs a backward entry (ABI "kind": "backward", compiled from
+ * flash.attention_backward): the gradients dq, dk, dv of L = sum(dout * O)
+ * for O = attention(q, k, v), given the forward's O and LSE (f32 [B, Hq,
+ * Sq], natural log, -inf on rows that saw no key) and dout = dL/dO, on
+ * `stream`. dout is like O ([B, Hq, Sq, Dv]), dq like q, dk like k and dv
+ * like v; with GQA each dk/dv head sums over its group of query heads.
+ * Entries with ALiBi or a score_mod / mask_mod take those tensors in
+ * `captures` as flashrt_attention_captures does (ALiBi's slopes are one of
+ * them, in the order of the ABI's "captures"); NULL / 0 otherwise. Checks
+ * as flashrt_attention (ranks, sizes across all nine tensors, Hq % Hkv,
+ * head dims, dtypes, strides, alignment, 32-bit extents, device memory),
+ * and that no gradient starts where an input or another gradient does.
+ * The entry allocates and zeroes its own workspace (scratch memory as in
+ * flashrt_set_allocator). Without a query (B, Hq or Sq 0) or a key (Sk 0)
+ * nothing is launched and the non-empty gradients are set to 0. Forward
+ * entries are refused, naming their function, and flashrt_attention* refuse
+ * backward entries. Waits for the kernels unless flashrt_set_async(1). */
+FLASHRT_API int flashrt_attention_backward(
+    flashrt_kernel *k, const flashrt_tensor *q, const flashrt_tensor *kk,
+    const flashrt_tensor *v, const flashrt_tensor *o, const flashrt_tensor *lse,
+    const flashrt_tensor *dout, const flashrt_tensor *captures,
+    int num_captures, const flashrt_tensor *dq, const flashrt_tensor *dk,
+    const flashrt_tensor *dv, void *stream);
+
+/* flashrt_time_ms for flashrt_attention_backward's arguments. */
+FLASHRT_API int flashrt_time_backward_ms(
+    flashrt_kernel *k, const flashrt_tensor *q, const flashrt_tensor *kk,
+    const flashrt_tensor *v, const flashrt_tensor *o, const flashrt_tensor *lse,
+    const flashrt_tensor *dout, const flashrt_tensor *captures,
+    int num_captures, const flashrt_tensor *dq, const flashrt_tensor *dk,
+    const flashrt_tensor *dv, void *stream, int warmup, int reps,
+    float *median_ms);
 
 /* Unloads the artifact (its destructor unloads the GPU module). NULL is a
  * no-op. */

@@ -3,14 +3,19 @@
 // The tolerant reader of `<func>_flash_abi` (see Abi.h). It skips strings,
 // arrays and nested objects while looking for a key, so a key name inside a
 // string value or a nested object is never mistaken for a top-level one.
+// A backward record's "args" is checked whole (every gradient role once,
+// the captures where their records put them), so that a record the runtime
+// misreads fails flashrt_open rather than a call with swapped operands.
 //
 //===----------------------------------------------------------------------===//
 
 #include "flashrt/Abi.h"
 #include "flashrt.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <iterator>
 
 using namespace flashrt;
 
@@ -107,6 +112,25 @@ struct Reader {
     return s.substr(start, i - start);
   }
 };
+
+/// Whether the object `json` has top-level `key`, whatever its value.
+bool hasKey(const std::string &json, const std::string &key) {
+  Reader r{json};
+  return r.findKey(key);
+}
+
+/// The string a JSON text holds ("\"q\"" gives q), nullopt if it is not
+/// one string.
+std::optional<std::string> jsonString(const std::string &text) {
+  Reader r{text};
+  std::string out;
+  if (!r.string(out))
+    return std::nullopt;
+  r.skipSpace();
+  if (r.i != text.size())
+    return std::nullopt;
+  return out;
+}
 
 std::optional<double> toNumber(const std::string &t) {
   if (t.empty())
@@ -210,20 +234,74 @@ int dtypeCode(const std::string &name) {
   return 0;
 }
 
+const ArgRole kRoles[] = {ArgRole::Q,     ArgRole::K,      ArgRole::V,
+                          ArgRole::O,     ArgRole::Lse,    ArgRole::DO,
+                          ArgRole::DQ,    ArgRole::DK,     ArgRole::DV,
+                          ArgRole::Alibi, ArgRole::Capture};
+
+bool isCaptureRole(ArgRole r) {
+  return r == ArgRole::Alibi || r == ArgRole::Capture;
+}
+
+/// Parses a backward record's "args" into abi.args; "" or what is wrong.
+std::string parseArgs(const std::string &json, Abi &abi) {
+  abi.args.clear();
+  std::optional<std::vector<std::string>> elements = abiElements(json, "args");
+  if (!elements)
+    return hasKey(json, "args")
+               ? "\"args\" is not an array"
+               : "a backward record needs \"args\" (the role of each entry "
+                 "argument: q, k, v, o, lse, do, dq, dk, dv, alibi, capture)";
+  int seen[std::size(kRoles)] = {};
+  for (size_t i = 0; i < elements->size(); ++i) {
+    std::optional<std::string> name = jsonString((*elements)[i]);
+    auto it =
+        std::find_if(std::begin(kRoles), std::end(kRoles), [&](ArgRole r) {
+          return name && *name == argRoleName(r);
+        });
+    if (it == std::end(kRoles))
+      return "\"args\" entry " + std::to_string(i) + " (" + (*elements)[i] +
+             ") is not one of q, k, v, o, lse, do, dq, dk, dv, alibi, capture";
+    abi.args.push_back(*it);
+    ++seen[it - std::begin(kRoles)];
+  }
+  for (size_t r = 0; r < std::size(kRoles); ++r) {
+    ArgRole role = kRoles[r];
+    if (role == ArgRole::Capture || (role == ArgRole::Alibi && seen[r] <= 1))
+      continue;
+    if (seen[r] != 1)
+      return std::string("\"args\" names '") + argRoleName(role) + "' " +
+             std::to_string(seen[r]) + " times; a backward entry takes " +
+             (role == ArgRole::Alibi ? "at most one" : "exactly one");
+  }
+  return "";
+}
+
 /// Parses the "captures" array into abi.captures; "" or what is wrong.
 std::string parseCaptures(const std::string &json, Abi &abi) {
   abi.captures.clear();
+  // A backward entry's captures sit where its "args" puts them.
+  std::vector<int> positions;
+  for (size_t i = 0; i < abi.args.size(); ++i)
+    if (isCaptureRole(abi.args[i]))
+      positions.push_back(int(i));
   std::optional<std::vector<std::string>> elements =
       abiElements(json, "captures");
+  if (!elements && (abiString(json, "captures") || abiNumber(json, "captures")))
+    return "\"captures\" is not an array";
+  size_t count = elements ? elements->size() : 0;
+  if (abi.backward && positions.size() != count)
+    return "\"args\" has " + std::to_string(positions.size()) +
+           " alibi / capture arguments but \"captures\" lists " +
+           std::to_string(count) + " tensors";
   if (!elements)
-    return abiString(json, "captures") || abiNumber(json, "captures")
-               ? "\"captures\" is not an array"
-               : "";
+    return "";
   if (elements->size() > FLASHRT_MAX_CAPTURES)
     return "\"captures\" has " + std::to_string(elements->size()) +
            " tensors; the runtime passes at most " +
            std::to_string(FLASHRT_MAX_CAPTURES);
-  int next = 3 + abi.kvLens + abi.paged;
+  int next = abi.backward ? (positions.empty() ? 0 : positions[0])
+                          : 3 + abi.kvLens + abi.paged;
   for (size_t i = 0; i < elements->size(); ++i) {
     const std::string &e = (*elements)[i];
     std::string what = "capture " + std::to_string(i);
@@ -236,13 +314,21 @@ std::string parseCaptures(const std::string &json, Abi &abi) {
     if (!rank || *rank != int(*rank) || *rank < 0 || *rank > 4)
       return what + " has no \"rank\" from 0 to 4 (flashrt_tensor's)";
     c.rank = int(*rank);
-    // Without "arg": after the serving operands, in order.
+    // Without "arg": after the serving operands, in order (a backward
+    // entry's: where "args" puts it).
     std::optional<double> arg = abiNumber(e, "arg");
-    if (arg && (*arg != int(*arg) || *arg < next))
+    if (arg && abi.backward && *arg != int(*arg))
+      return what + " has \"arg\" " + std::to_string(*arg) +
+             ", not an argument index";
+    if (arg && !abi.backward && (*arg != int(*arg) || *arg < next))
       return what + " has \"arg\" " + std::to_string(int64_t(*arg)) +
              ", not after Q, K, V, the serving operands and the captures "
              "before it";
-    c.arg = arg ? int(*arg) : next;
+    c.arg = arg ? int(*arg) : abi.backward ? positions[i] : next;
+    if (abi.backward && c.arg != positions[i])
+      return what + " has \"arg\" " + std::to_string(c.arg) +
+             " but \"args\" has its alibi / capture argument at " +
+             std::to_string(positions[i]);
     next = c.arg + 1;
     c.contiguous = abiBool(e, "contiguous").value_or(false);
     for (auto [key, dims] :
@@ -265,7 +351,8 @@ std::string parseCaptures(const std::string &json, Abi &abi) {
   }
   // The operands after the captures (O, LSE) follow the last one.
   int arity = abi.entryArity();
-  if (!abi.captures.empty() && abi.captures.back().arg >= arity - 1 - abi.lse)
+  if (!abi.backward && !abi.captures.empty() &&
+      abi.captures.back().arg >= arity - 1 - abi.lse)
     return "capture " + std::to_string(abi.captures.size() - 1) +
            " is argument " + std::to_string(abi.captures.back().arg) +
            " of an entry with " + std::to_string(arity) +
@@ -308,6 +395,34 @@ std::string parseBlockMask(const std::string &json, Abi &abi) {
 
 } // namespace
 
+const char *flashrt::argRoleName(ArgRole role) {
+  switch (role) {
+  case ArgRole::Q:
+    return "q";
+  case ArgRole::K:
+    return "k";
+  case ArgRole::V:
+    return "v";
+  case ArgRole::O:
+    return "o";
+  case ArgRole::Lse:
+    return "lse";
+  case ArgRole::DO:
+    return "do";
+  case ArgRole::DQ:
+    return "dq";
+  case ArgRole::DK:
+    return "dk";
+  case ArgRole::DV:
+    return "dv";
+  case ArgRole::Alibi:
+    return "alibi";
+  case ArgRole::Capture:
+    return "capture";
+  }
+  return "?";
+}
+
 int flashrt::dtypeBytes(int dtype) {
   switch (dtype) {
   case FLASHRT_DTYPE_F16:
@@ -337,6 +452,16 @@ const char *flashrt::dtypeName(int dtype) {
 }
 
 std::string flashrt::parseAbi(const std::string &json, Abi &abi) {
+  // Absent in older artifacts, which are all forward entries.
+  std::optional<std::string> kind = abiString(json, "kind");
+  if (!kind && hasKey(json, "kind"))
+    return "\"kind\" is not a string";
+  if (kind && *kind != "forward" && *kind != "backward")
+    return "unknown \"kind\" '" + *kind +
+           "': this runtime runs \"forward\" and \"backward\" entries (is "
+           "the artifact newer than libflashrt?)";
+  abi.backward = kind && *kind == "backward";
+  abi.args.clear();
   std::optional<std::string> dtype = abiString(json, "dtype");
   if (!dtype)
     return "no \"dtype\"";
@@ -385,12 +510,25 @@ std::string flashrt::parseAbi(const std::string &json, Abi &abi) {
     }
   }
 
+  if (abi.backward) {
+    // The backward takes LSE as an input and has no serving operands.
+    for (const char *key : {"lse", "kv_lens", "paged", "split_kv"})
+      if (abiBool(json, key).value_or(false))
+        return std::string("a backward record has \"") + key +
+               "\": true; the backward's operands are its \"args\"";
+    abi.lse = abi.kvLens = abi.paged = abi.splitKv = false;
+    if (std::string why = parseArgs(json, abi); !why.empty())
+      return why;
+  }
   if (std::string why = parseCaptures(json, abi); !why.empty())
     return why;
   if (std::string why = parseBlockMask(json, abi); !why.empty())
     return why;
   std::optional<double> numArgs = abiNumber(json, "num_args");
   abi.numArgs = numArgs ? int(*numArgs) : -1;
+  if (numArgs && abi.backward && *numArgs != abi.entryArity())
+    return "\"num_args\" is " + std::to_string(int64_t(*numArgs)) +
+           " but \"args\" names " + std::to_string(abi.entryArity());
   if (numArgs && *numArgs != abi.entryArity())
     return "\"num_args\" is " + std::to_string(int64_t(*numArgs)) +
            " but Q, K, V, O" + (abi.lse ? ", LSE" : "") +

@@ -7,7 +7,8 @@
 // that each is device memory of the current context's device covering its
 // view; the capture tensors of score_mod / mask_mod entries likewise against
 // their "captures" records. Then builds the memref descriptors and calls the
-// entry with 4 to 7 + FLASHRT_MAX_CAPTURES of them.
+// entry with 4 to 7 + FLASHRT_MAX_CAPTURES of them, or a backward entry
+// with 9 + its captures in the order of its "args".
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +28,10 @@ namespace {
 
 /// Entries take descriptor pointers: Q, K, V, [kv_lens], [block_table], O,
 /// [LSE], with the captures at their ABI positions (after the serving
-/// operands); 4 to kMaxArity of them.
+/// operands); backward ones Q, K, V, O, LSE, dO, dQ, dK, dV and captures in
+/// the order of their "args"; 4 to kMaxArity of them.
 using P = void *;
-constexpr size_t kMaxArity = 7 + FLASHRT_MAX_CAPTURES;
+constexpr size_t kMaxArity = 9 + FLASHRT_MAX_CAPTURES;
 
 /// Calls `entry` with the N pointers of `p`. C has no call with a run-time
 /// argument count, so each arity is instantiated.
@@ -62,8 +64,8 @@ struct Arg {
   bool used = true; // the entry takes this operand
 };
 
-/// Positions in the argument array.
-enum { kQ, kK, kV, kO, kLse, kLens, kTable, kNumArgs };
+/// Positions in the argument array; the last four are the backward's.
+enum { kQ, kK, kV, kO, kLse, kLens, kTable, kDO, kDQ, kDK, kDV, kNumArgs };
 
 /// Byte extent [0, bytes) of a non-empty strided view, or -1 on overflow.
 int64_t viewBytes(const flashrt_tensor &t, int elemBytes) {
@@ -127,11 +129,12 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, bool &empty) {
     int arg, dims;
     const std::vector<int64_t> *shape;
     const char *key;
-  } statics[] = {{kQ, 4, &abi.qShape, "q_shape"},
-                 {kO, 3, &abi.qShape, "q_shape"},
-                 {kLse, 3, &abi.qShape, "q_shape"},
-                 {kK, 4, &abi.kvShape, "kv_shape"},
-                 {kV, 3, &abi.kvShape, "kv_shape"}};
+  } statics[] = {
+      {kQ, 4, &abi.qShape, "q_shape"},   {kO, 3, &abi.qShape, "q_shape"},
+      {kLse, 3, &abi.qShape, "q_shape"}, {kK, 4, &abi.kvShape, "kv_shape"},
+      {kV, 3, &abi.kvShape, "kv_shape"}, {kDO, 3, &abi.qShape, "q_shape"},
+      {kDQ, 4, &abi.qShape, "q_shape"},  {kDK, 4, &abi.kvShape, "kv_shape"},
+      {kDV, 3, &abi.kvShape, "kv_shape"}};
   static const char *qDims[] = {"batch", "heads", "query length", "head dim"};
   static const char *kvDims[] = {"batch", "KV heads", "KV length", "head dim"};
   static const char *pageDims[] = {"pages", "KV heads", "page size",
@@ -158,6 +161,8 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, bool &empty) {
   // Q [B,Hq,Sq,D], K [B,Hkv,Sk,D], V [B,Hkv,Sk,Dv], O [B,Hq,Sq,Dv], LSE
   // [B,Hq,Sq]: every size is named by Q, K or V. Paged: K/V are page pools
   // [pages, Hkv, page_size, D]; kv_lens [B], block_table [B, pages_per_seq].
+  // The backward's dO is like O, and each gradient like what it
+  // differentiates.
   const flashrt_tensor &q = *args[kQ].t, &kk = *args[kK].t;
   int64_t b = q.sizes[0], hq = q.sizes[1], sq = q.sizes[2];
   int64_t kb = kk.sizes[0], hkv = kk.sizes[1], sk = kk.sizes[2];
@@ -183,6 +188,22 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, bool &empty) {
       {kLse, 2, sq, "query length (Q's)"},
       {kLens, 0, b, "batch (Q's)"},
       {kTable, 0, b, "batch (Q's)"},
+      {kDO, 0, b, "batch (Q's)"},
+      {kDO, 1, hq, "heads (Q's)"},
+      {kDO, 2, sq, "query length (Q's)"},
+      {kDO, 3, abi.headDimV, "head dim (the artifact's Dv)"},
+      {kDQ, 0, b, "batch (Q's)"},
+      {kDQ, 1, hq, "heads (Q's)"},
+      {kDQ, 2, sq, "query length (Q's)"},
+      {kDQ, 3, abi.headDim, "head dim (the artifact's D)"},
+      {kDK, 0, b, "batch (Q's)"},
+      {kDK, 1, hkv, "KV heads (K's)"},
+      {kDK, 2, sk, "KV length (K's)"},
+      {kDK, 3, abi.headDim, "head dim (the artifact's D)"},
+      {kDV, 0, b, "batch (Q's)"},
+      {kDV, 1, hkv, "KV heads (K's)"},
+      {kDV, 2, sk, "KV length (K's)"},
+      {kDV, 3, abi.headDimV, "head dim (the artifact's Dv)"},
   };
   for (const Expect &e : expects) {
     const Arg &a = args[e.arg];
@@ -195,10 +216,19 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, bool &empty) {
                      std::to_string(e.value) + " = " + e.what);
   }
 
-  empty = b == 0 || hq == 0 || sq == 0;
-  if (empty)
-    return FLASHRT_OK;
-  if (hkv == 0 || hq % hkv != 0)
+  if (abi.backward) {
+    // Without a query or a key there is nothing to launch, but the
+    // gradients on the other side are zeros to write: their checks below
+    // still run (they skip only empty tensors).
+    empty = b == 0 || hq == 0 || sq == 0 || sk == 0;
+    if (b == 0)
+      return FLASHRT_OK;
+  } else {
+    empty = b == 0 || hq == 0 || sq == 0;
+    if (empty)
+      return FLASHRT_OK;
+  }
+  if (hkv == 0 ? hq != 0 : hq % hkv != 0)
     return invalid("Q heads (" + std::to_string(hq) +
                    ") must be a multiple of K/V heads (" + std::to_string(hkv) +
                    ")");
@@ -247,6 +277,19 @@ int checkArgs(const flashrt_kernel *k, const Abi &abi, Arg *args, bool &empty) {
                        std::to_string(rowElems) + " (rows must be " +
                        std::to_string(kAlignBytes) + "-byte aligned)");
   }
+  // A gradient written over an input (or another gradient) corrupts what
+  // the kernels still read. Only a shared first element is certain overlap:
+  // interleaved views (dK and dV of one packed buffer) are fine.
+  for (int out : {kDQ, kDK, kDV})
+    for (int i = 0; i < kNumArgs && args[out].used; ++i) {
+      if (i == out || !args[i].used || isEmpty(*args[out].t) ||
+          isEmpty(*args[i].t) || args[i].t->data != args[out].t->data)
+        continue;
+      return invalid(std::string(args[out].name) + " and " + args[i].name +
+                     " start at the same address (" + hex(args[i].t->data) +
+                     "): the gradients must not overlap the inputs or each "
+                     "other");
+    }
   return FLASHRT_OK;
 }
 
@@ -400,6 +443,49 @@ std::atomic<bool> &flashrt::pointerChecks() {
 int Call::run() {
   clearError();
   const Abi &abi = k->abi;
+  if (abi.backward) {
+    P p[kMaxArity];
+    size_t cap = 0;
+    for (size_t i = 0; i < abi.args.size(); ++i) {
+      switch (abi.args[i]) {
+      case ArgRole::Q:
+        p[i] = &q;
+        break;
+      case ArgRole::K:
+        p[i] = &kk;
+        break;
+      case ArgRole::V:
+        p[i] = &v;
+        break;
+      case ArgRole::O:
+        p[i] = &o;
+        break;
+      case ArgRole::Lse:
+        p[i] = &lse;
+        break;
+      case ArgRole::DO:
+        p[i] = &dout;
+        break;
+      case ArgRole::DQ:
+        p[i] = &dq;
+        break;
+      case ArgRole::DK:
+        p[i] = &dk;
+        break;
+      case ArgRole::DV:
+        p[i] = &dv;
+        break;
+      case ArgRole::Alibi:
+      case ArgRole::Capture:
+        // Abi.cpp matched them one to one with the "captures" records.
+        p[i] = captures[cap++].data();
+        break;
+      }
+    }
+    callEntry(k->entry, p, abi.args.size(),
+              std::make_index_sequence<kMaxArity + 1>());
+    return pendingError();
+  }
   P fixed[7];
   int n = 0;
   fixed[n++] = &q;
@@ -445,6 +531,28 @@ int flashrt::refuseCaptures(const flashrt_kernel *k, const char *api,
                  "call " + capApi + ", not " + api);
 }
 
+int flashrt::refuseKind(const flashrt_kernel *k, bool backward, bool timed,
+                        const char *api) {
+  if (!k || k->abi.backward == backward)
+    return FLASHRT_OK;
+  const Abi &abi = k->abi;
+  if (abi.backward)
+    return invalid(
+        k->func +
+        " is a backward entry (ABI \"kind\": "
+        "\"backward\", flash.attention_backward): call " +
+        (timed ? "flashrt_time_backward_ms" : "flashrt_attention_backward") +
+        ", not " + api);
+  const char *right =
+      !abi.captures.empty()
+          ? (timed ? "flashrt_time_captures_ms" : "flashrt_attention_captures")
+      : abi.kvLens || abi.paged
+          ? (timed ? "flashrt_time_kv_ms" : "flashrt_attention_kv")
+          : (timed ? "flashrt_time_ms" : "flashrt_attention");
+  return invalid(k->func + " is a forward entry (flash.attention): call " +
+                 right + ", not " + api);
+}
+
 /// The block_mask hint against Q [B, Hq, Sq, D]: [B or 1, Hq or 1, R >=
 /// ceil(Sq / rows), 4], as the kernel reads it unchecked.
 static int checkBlockMask(const flashrt_kernel *k, const flashrt_tensor &t,
@@ -465,41 +573,14 @@ static int checkBlockMask(const flashrt_kernel *k, const flashrt_tensor &t,
   return FLASHRT_OK;
 }
 
-int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
-                     const flashrt_tensor *kk, const flashrt_tensor *v,
-                     const flashrt_tensor *lens, const flashrt_tensor *table,
+/// What prepare and prepareBackward share once each has named its operands
+/// in `args`: the capture count, the checks of the tensors, the captures
+/// and, unless pointer checks are off, the driver's view of each. Sets
+/// call.empty and call.captures.
+static int checkCall(flashrt_kernel *k, Arg *args,
                      const flashrt_tensor *captures, int numCaptures,
-                     const flashrt_tensor *o, const flashrt_tensor *lse,
                      Call &call) {
-  if (!k)
-    return invalid("the kernel is NULL (flashrt_open failed?)");
   const Abi &abi = k->abi;
-  int elem = dtypeBytes(abi.dtype);
-  Arg args[kNumArgs] = {
-      {"Q", q, 4, elem, abi.dtype},
-      {"K", kk, 4, elem, abi.dtype},
-      {"V", v, 4, elem, abi.dtype},
-      {"O", o, 4, elem, abi.dtype},
-      {"LSE", lse, 3, 4, FLASHRT_DTYPE_F32, abi.lse},
-      {"kv_lens", lens, 1, 4, FLASHRT_DTYPE_I32, abi.kvLens},
-      {"block_table", table, 2, 4, FLASHRT_DTYPE_I32, abi.paged}};
-  if (abi.lse && !lse)
-    return invalid(k->func + " writes LSE: pass an LSE tensor (f32 [B, Hq, "
-                             "Sq])");
-  if (!abi.lse && lse)
-    return invalid(k->func + " has no LSE output: pass NULL for LSE");
-  if (abi.kvLens && !lens)
-    return invalid(k->func + " takes per-sequence KV lengths: pass kv_lens "
-                             "(i32 [B])");
-  if (!abi.kvLens && lens)
-    return invalid(k->func + " has no kv_lens operand: pass NULL for kv_lens");
-  if (abi.paged && !table)
-    return invalid(k->func + " reads a paged KV cache: pass block_table (i32 "
-                             "[B, pages_per_seq]) and K/V as page pools "
-                             "[pages, Hkv, page_size, D]");
-  if (!abi.paged && table)
-    return invalid(k->func + " has no block table (not paged): pass NULL for "
-                             "block_table");
   size_t numCaps = abi.captures.size();
   if (numCaptures < 0 || (numCaptures > 0 && !captures))
     return invalid(k->func + ": captures is NULL or num_captures (" +
@@ -520,17 +601,70 @@ int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
     if (int rc = checkCapture(k, c, names[i], &captures[i]))
       return rc;
     if (int(i) == abi.blockMaskCapture)
-      if (int rc = checkBlockMask(k, captures[i], *q))
+      if (int rc = checkBlockMask(k, captures[i], *args[kQ].t))
         return rc;
-    all.push_back({names[i].c_str(), &captures[i], c.rank, dtypeBytes(c.dtype),
-                   c.dtype});
+    all.push_back(
+        {names[i].c_str(), &captures[i], c.rank, dtypeBytes(c.dtype), c.dtype});
   }
-  if (call.empty)
+  // An empty backward still writes its non-empty gradients (as zeros).
+  bool zeroes = abi.backward && call.empty &&
+                (!isEmpty(*args[kDQ].t) || !isEmpty(*args[kDK].t) ||
+                 !isEmpty(*args[kDV].t));
+  if (call.empty && !zeroes)
     return FLASHRT_OK;
   if (pointerChecks().load(std::memory_order_relaxed))
     if (int rc = checkDeviceMemory(all.data(), all.size()))
       return rc;
   call.k = k;
+  call.captures.clear();
+  for (size_t i = 0; i < numCaps && !call.empty; ++i)
+    call.captures.push_back(anyDescriptor(captures[i]));
+  return FLASHRT_OK;
+}
+
+int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
+                     const flashrt_tensor *kk, const flashrt_tensor *v,
+                     const flashrt_tensor *lens, const flashrt_tensor *table,
+                     const flashrt_tensor *captures, int numCaptures,
+                     const flashrt_tensor *o, const flashrt_tensor *lse,
+                     Call &call) {
+  if (!k)
+    return invalid("the kernel is NULL (flashrt_open failed?)");
+  const Abi &abi = k->abi;
+  int elem = dtypeBytes(abi.dtype);
+  Arg args[kNumArgs] = {
+      {"Q", q, 4, elem, abi.dtype},
+      {"K", kk, 4, elem, abi.dtype},
+      {"V", v, 4, elem, abi.dtype},
+      {"O", o, 4, elem, abi.dtype},
+      {"LSE", lse, 3, 4, FLASHRT_DTYPE_F32, abi.lse},
+      {"kv_lens", lens, 1, 4, FLASHRT_DTYPE_I32, abi.kvLens},
+      {"block_table", table, 2, 4, FLASHRT_DTYPE_I32, abi.paged},
+      {"dO", nullptr, 4, elem, abi.dtype, false},
+      {"dQ", nullptr, 4, elem, abi.dtype, false},
+      {"dK", nullptr, 4, elem, abi.dtype, false},
+      {"dV", nullptr, 4, elem, abi.dtype, false}};
+  if (abi.lse && !lse)
+    return invalid(k->func + " writes LSE: pass an LSE tensor (f32 [B, Hq, "
+                             "Sq])");
+  if (!abi.lse && lse)
+    return invalid(k->func + " has no LSE output: pass NULL for LSE");
+  if (abi.kvLens && !lens)
+    return invalid(k->func + " takes per-sequence KV lengths: pass kv_lens "
+                             "(i32 [B])");
+  if (!abi.kvLens && lens)
+    return invalid(k->func + " has no kv_lens operand: pass NULL for kv_lens");
+  if (abi.paged && !table)
+    return invalid(k->func + " reads a paged KV cache: pass block_table (i32 "
+                             "[B, pages_per_seq]) and K/V as page pools "
+                             "[pages, Hkv, page_size, D]");
+  if (!abi.paged && table)
+    return invalid(k->func + " has no block table (not paged): pass NULL for "
+                             "block_table");
+  if (int rc = checkCall(k, args, captures, numCaptures, call))
+    return rc;
+  if (call.empty)
+    return FLASHRT_OK;
   call.q = descriptor<4>(*q);
   call.kk = descriptor<4>(*kk);
   call.v = descriptor<4>(*v);
@@ -541,8 +675,93 @@ int flashrt::prepare(flashrt_kernel *k, const flashrt_tensor *q,
     call.lens = descriptor<1>(*lens);
   if (table)
     call.table = descriptor<2>(*table);
-  call.captures.clear();
-  for (size_t i = 0; i < numCaps; ++i)
-    call.captures.push_back(anyDescriptor(captures[i]));
+  return FLASHRT_OK;
+}
+
+int flashrt::prepareBackward(flashrt_kernel *k, const flashrt_tensor *q,
+                             const flashrt_tensor *kk, const flashrt_tensor *v,
+                             const flashrt_tensor *o, const flashrt_tensor *lse,
+                             const flashrt_tensor *dout,
+                             const flashrt_tensor *captures, int numCaptures,
+                             const flashrt_tensor *dq, const flashrt_tensor *dk,
+                             const flashrt_tensor *dv, Call &call) {
+  if (!k)
+    return invalid("the kernel is NULL (flashrt_open failed?)");
+  const Abi &abi = k->abi;
+  int elem = dtypeBytes(abi.dtype);
+  // LSE is the forward's natural-log LSE (-inf on rows that saw no key).
+  Arg args[kNumArgs] = {
+      {"Q", q, 4, elem, abi.dtype},
+      {"K", kk, 4, elem, abi.dtype},
+      {"V", v, 4, elem, abi.dtype},
+      {"O", o, 4, elem, abi.dtype},
+      {"LSE", lse, 3, 4, FLASHRT_DTYPE_F32},
+      {"kv_lens", nullptr, 1, 4, FLASHRT_DTYPE_I32, false},
+      {"block_table", nullptr, 2, 4, FLASHRT_DTYPE_I32, false},
+      {"dO", dout, 4, elem, abi.dtype},
+      {"dQ", dq, 4, elem, abi.dtype},
+      {"dK", dk, 4, elem, abi.dtype},
+      {"dV", dv, 4, elem, abi.dtype}};
+  if (int rc = checkCall(k, args, captures, numCaptures, call))
+    return rc;
+  call.zeros.clear();
+  if (call.empty) {
+    for (const flashrt_tensor *t : {dq, dk, dv})
+      if (!isEmpty(*t))
+        call.zeros.push_back(*t);
+    return FLASHRT_OK;
+  }
+  call.q = descriptor<4>(*q);
+  call.kk = descriptor<4>(*kk);
+  call.v = descriptor<4>(*v);
+  call.o = descriptor<4>(*o);
+  call.lse = descriptor<3>(*lse);
+  call.dout = descriptor<4>(*dout);
+  call.dq = descriptor<4>(*dq);
+  call.dk = descriptor<4>(*dk);
+  call.dv = descriptor<4>(*dv);
+  return FLASHRT_OK;
+}
+
+int Call::zero(void *stream) {
+  if (zeros.empty())
+    return FLASHRT_OK;
+  const Driver *d = getDriverWithContext();
+  if (!d)
+    return pendingError();
+  auto s = static_cast<CUstream>(stream);
+  for (const flashrt_tensor &t : zeros) {
+    auto base = reinterpret_cast<CUdeviceptr>(t.data);
+    // One memset when the view covers a dense block (any dim order), else
+    // one per row (rows have unit stride).
+    int order[4] = {0, 1, 2, 3};
+    std::sort(order, order + 4,
+              [&](int a, int b) { return t.strides[a] > t.strides[b]; });
+    int64_t dense = 1;
+    bool isDense = true;
+    for (int i = 3; i >= 0; --i) {
+      int dim = order[i];
+      if (t.sizes[dim] == 1)
+        continue;
+      isDense &= t.strides[dim] == dense;
+      dense *= t.sizes[dim];
+    }
+    if (isDense) {
+      if (!checkCuda(d->cuMemsetD16Async(base, 0, size_t(dense), s),
+                     FLASHRT_ERR_CUDA, "zeroing a gradient"))
+        return pendingError();
+      continue;
+    }
+    for (int64_t i0 = 0; i0 < t.sizes[0]; ++i0)
+      for (int64_t i1 = 0; i1 < t.sizes[1]; ++i1)
+        for (int64_t i2 = 0; i2 < t.sizes[2]; ++i2) {
+          int64_t at =
+              i0 * t.strides[0] + i1 * t.strides[1] + i2 * t.strides[2];
+          if (!checkCuda(d->cuMemsetD16Async(base + CUdeviceptr(at) * 2, 0,
+                                             size_t(t.sizes[3]), s),
+                         FLASHRT_ERR_CUDA, "zeroing a gradient"))
+            return pendingError();
+        }
+  }
   return FLASHRT_OK;
 }

@@ -2,8 +2,9 @@
 //
 // Opens artifacts (dlopen; the artifact's constructor loads its GPU module,
 // whose architecture is checked against the device), and runs or times an
-// entry: the arguments become a checked Call (Call.h), which runs with the
-// caller's stream installed for the mgpu* functions (Runtime.h).
+// entry, forward or backward (each kind through its own functions): the
+// arguments become a checked Call (Call.h), which runs with the caller's
+// stream installed for the mgpu* functions (Runtime.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,16 +153,9 @@ extern "C" void mgpuStreamSynchronize(void *stream); // Mgpu.cpp
 
 namespace {
 
-int attention(flashrt_kernel *k, const flashrt_tensor *q,
-              const flashrt_tensor *kk, const flashrt_tensor *v,
-              const flashrt_tensor *lens, const flashrt_tensor *table,
-              const flashrt_tensor *caps, int numCaps,
-              const flashrt_tensor *o, const flashrt_tensor *lse,
-              void *stream) {
-  Call call;
-  if (int rc = prepare(k, q, kk, v, lens, table, caps, numCaps, o, lse, call))
-    return rc;
-  if (call.empty)
+/// Runs a prepared call on `stream` and, unless async, waits for it.
+int runCall(Call &call, void *stream) {
+  if (call.empty && call.zeros.empty())
     return FLASHRT_OK;
   auto s = static_cast<CUstream>(stream);
   int rc;
@@ -170,7 +164,7 @@ int attention(flashrt_kernel *k, const flashrt_tensor *q,
     // are skipped: a split-KV entry launches two kernels, and waiting
     // between them doubled the latency of a small decode step.
     CallerStreamScope streamScope(s, /*wait=*/false);
-    rc = call.run();
+    rc = call.empty ? call.zero(stream) : call.run();
   }
   if (asyncMode())
     return rc;
@@ -183,22 +177,29 @@ int attention(flashrt_kernel *k, const flashrt_tensor *q,
   return pendingError();
 }
 
-int timeMs(const char *api, flashrt_kernel *k, const flashrt_tensor *q,
-           const flashrt_tensor *kk, const flashrt_tensor *v,
-           const flashrt_tensor *lens, const flashrt_tensor *table,
-           const flashrt_tensor *caps, int numCaps, const flashrt_tensor *o,
-           const flashrt_tensor *lse, void *stream, int warmup, int reps,
-           float *median_ms) {
-  if (!median_ms)
-    return invalid(std::string(api) + ": median_ms is NULL");
-  if (warmup < 0 || reps < 1)
-    return invalid(std::string(api) + ": need warmup >= 0 and reps >= 1");
-  *median_ms = 0.0f;
+int attention(flashrt_kernel *k, const flashrt_tensor *q,
+              const flashrt_tensor *kk, const flashrt_tensor *v,
+              const flashrt_tensor *lens, const flashrt_tensor *table,
+              const flashrt_tensor *caps, int numCaps, const flashrt_tensor *o,
+              const flashrt_tensor *lse, void *stream) {
   Call call;
   if (int rc = prepare(k, q, kk, v, lens, table, caps, numCaps, o, lse, call))
     return rc;
   if (call.empty)
     return FLASHRT_OK;
+  return runCall(call, stream);
+}
+
+/// Times a prepared call: `warmup` untimed runs, then `reps` timed ones.
+int timeCall(const char *api, Call &call, void *stream, int warmup, int reps,
+             float *median_ms) {
+  if (!median_ms)
+    return invalid(std::string(api) + ": median_ms is NULL");
+  if (warmup < 0 || reps < 1)
+    return invalid(std::string(api) + ": need warmup >= 0 and reps >= 1");
+  *median_ms = 0.0f;
+  if (call.empty)
+    return runCall(call, stream);
   const Driver *d = getDriverWithContext();
   if (!d)
     return pendingError();
@@ -251,6 +252,25 @@ int timeMs(const char *api, flashrt_kernel *k, const flashrt_tensor *q,
   return FLASHRT_OK;
 }
 
+int timeMs(const char *api, flashrt_kernel *k, const flashrt_tensor *q,
+           const flashrt_tensor *kk, const flashrt_tensor *v,
+           const flashrt_tensor *lens, const flashrt_tensor *table,
+           const flashrt_tensor *caps, int numCaps, const flashrt_tensor *o,
+           const flashrt_tensor *lse, void *stream, int warmup, int reps,
+           float *median_ms) {
+  if (!median_ms)
+    return invalid(std::string(api) + ": median_ms is NULL");
+  if (warmup < 0 || reps < 1)
+    return invalid(std::string(api) + ": need warmup >= 0 and reps >= 1");
+  *median_ms = 0.0f;
+  Call call;
+  if (int rc = prepare(k, q, kk, v, lens, table, caps, numCaps, o, lse, call))
+    return rc;
+  if (call.empty)
+    return FLASHRT_OK;
+  return timeCall(api, call, stream, warmup, reps, median_ms);
+}
+
 } // namespace
 
 extern "C" int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
@@ -260,6 +280,9 @@ extern "C" int flashrt_attention(flashrt_kernel *k, const flashrt_tensor *q,
                                  const flashrt_tensor *lse, void *stream) {
   ApiScope scope;
   clearError();
+  if (int rc = refuseKind(k, /*backward=*/false, /*timed=*/false,
+                          "flashrt_attention"))
+    return rc;
   if (int rc = refuseServing(k, "flashrt_attention", "flashrt_attention_kv"))
     return rc;
   if (int rc = refuseCaptures(k, "flashrt_attention",
@@ -277,6 +300,9 @@ extern "C" int flashrt_attention_kv(flashrt_kernel *k, const flashrt_tensor *q,
                                     const flashrt_tensor *lse, void *stream) {
   ApiScope scope;
   clearError();
+  if (int rc = refuseKind(k, /*backward=*/false, /*timed=*/false,
+                          "flashrt_attention_kv"))
+    return rc;
   if (int rc = refuseCaptures(k, "flashrt_attention_kv",
                               "flashrt_attention_captures"))
     return rc;
@@ -292,6 +318,9 @@ extern "C" int flashrt_attention_captures(
     void *stream) {
   ApiScope scope;
   clearError();
+  if (int rc = refuseKind(k, /*backward=*/false, /*timed=*/false,
+                          "flashrt_attention_captures"))
+    return rc;
   return attention(k, q, kk, v, kv_lens, block_table, captures, num_captures,
                    o, lse, stream);
 }
@@ -305,6 +334,9 @@ extern "C" int flashrt_time_ms(flashrt_kernel *k, const flashrt_tensor *q,
   clearError();
   if (median_ms)
     *median_ms = 0.0f;
+  if (int rc =
+          refuseKind(k, /*backward=*/false, /*timed=*/true, "flashrt_time_ms"))
+    return rc;
   if (int rc = refuseServing(k, "flashrt_time_ms", "flashrt_time_kv_ms"))
     return rc;
   if (int rc = refuseCaptures(k, "flashrt_time_ms", "flashrt_time_captures_ms"))
@@ -325,6 +357,9 @@ extern "C" int flashrt_time_kv_ms(flashrt_kernel *k, const flashrt_tensor *q,
   clearError();
   if (median_ms)
     *median_ms = 0.0f;
+  if (int rc = refuseKind(k, /*backward=*/false, /*timed=*/true,
+                          "flashrt_time_kv_ms"))
+    return rc;
   if (int rc = refuseCaptures(k, "flashrt_time_kv_ms",
                               "flashrt_time_captures_ms"))
     return rc;
@@ -340,7 +375,55 @@ extern "C" int flashrt_time_captures_ms(
     void *stream, int warmup, int reps, float *median_ms) {
   ApiScope scope;
   clearError();
+  if (median_ms)
+    *median_ms = 0.0f;
+  if (int rc = refuseKind(k, /*backward=*/false, /*timed=*/true,
+                          "flashrt_time_captures_ms"))
+    return rc;
   return timeMs("flashrt_time_captures_ms", k, q, kk, v, kv_lens, block_table,
                 captures, num_captures, o, lse, stream, warmup, reps,
                 median_ms);
+}
+
+extern "C" int flashrt_attention_backward(
+    flashrt_kernel *k, const flashrt_tensor *q, const flashrt_tensor *kk,
+    const flashrt_tensor *v, const flashrt_tensor *o, const flashrt_tensor *lse,
+    const flashrt_tensor *dout, const flashrt_tensor *captures,
+    int num_captures, const flashrt_tensor *dq, const flashrt_tensor *dk,
+    const flashrt_tensor *dv, void *stream) {
+  ApiScope scope;
+  clearError();
+  if (int rc = refuseKind(k, /*backward=*/true, /*timed=*/false,
+                          "flashrt_attention_backward"))
+    return rc;
+  Call call;
+  if (int rc = prepareBackward(k, q, kk, v, o, lse, dout, captures,
+                               num_captures, dq, dk, dv, call))
+    return rc;
+  return runCall(call, stream);
+}
+
+extern "C" int flashrt_time_backward_ms(
+    flashrt_kernel *k, const flashrt_tensor *q, const flashrt_tensor *kk,
+    const flashrt_tensor *v, const flashrt_tensor *o, const flashrt_tensor *lse,
+    const flashrt_tensor *dout, const flashrt_tensor *captures,
+    int num_captures, const flashrt_tensor *dq, const flashrt_tensor *dk,
+    const flashrt_tensor *dv, void *stream, int warmup, int reps,
+    float *median_ms) {
+  ApiScope scope;
+  clearError();
+  const char *api = "flashrt_time_backward_ms";
+  if (median_ms)
+    *median_ms = 0.0f;
+  if (int rc = refuseKind(k, /*backward=*/true, /*timed=*/true, api))
+    return rc;
+  if (!median_ms)
+    return invalid(std::string(api) + ": median_ms is NULL");
+  if (warmup < 0 || reps < 1)
+    return invalid(std::string(api) + ": need warmup >= 0 and reps >= 1");
+  Call call;
+  if (int rc = prepareBackward(k, q, kk, v, o, lse, dout, captures,
+                               num_captures, dq, dk, dv, call))
+    return rc;
+  return timeCall(api, call, stream, warmup, reps, median_ms);
 }

@@ -19,13 +19,13 @@
 // of B * ceil(Sk / page_size) + 3 pages ([pages, page_size, Hkv, D] storage
 // with --layout=bshd) in a fresh random order (the page size is the ABI's
 // kv_shape[2], or --page-size where it is dynamic); every K/V row that holds
-// no live key (past kv_lens, spare pages) is NaN. O and LSE are poisoned with NaN before the run, so anything
-// the kernel does not write fails. O passes when max|dO| <= 2 * err_ref
-// (floor 1e-3), err_ref being the error of the same reference computed "in
-// the kernel's dtype": P rounded to bf16/f16 before the PV product and O
-// rounded at the end, FA2's tolerance rule; --tol replaces that bound. LSE
-// passes within --lse-tol (default 2e-3). With --repeat=N the time is the
-// median of N CUDA-event timed runs.
+// no live key (past kv_lens, spare pages) is NaN. O and LSE are poisoned with
+// NaN before the run, so anything the kernel does not write fails. O passes
+// when max|dO| <= 2 * err_ref (floor 1e-3), err_ref being the error of the same
+// reference computed "in the kernel's dtype": P rounded to bf16/f16 before the
+// PV product and O rounded at the end, FA2's tolerance rule; --tol replaces
+// that bound. LSE passes within --lse-tol (default 2e-3). With --repeat=N the
+// time is the median of N CUDA-event timed runs.
 //
 // Entries whose ABI lists "captures" (ALiBi's slopes, a score_mod /
 // mask_mod's operands) run through flashrt_attention_captures
@@ -34,6 +34,12 @@
 // syntax); the reference applies ALiBi and evaluates the regions from the
 // MLIR the artifact was compiled from, --source, which only flash-run (with
 // MLIR) reads; flash-run-gpu checks ALiBi-only entries with --alibi.
+//
+// Backward entries (ABI "kind": "backward") run through
+// flashrt_attention_backward (GpuBackward.cpp): fresh Q, K, V and dO, O and
+// LSE from the forward reference, dQ, dK and dV poisoned and each checked
+// against the backward reference within twice the error of the same
+// backward in the kernel's dtype (P and dS rounded) plus 1e-4.
 //
 // Exit code: 0 all cases pass, 1 a case fails, 2 usage or runtime error
 // (flashrt's message is printed). Plain C++: flash-run links it for
@@ -45,6 +51,7 @@
 #include "GpuRun.h"
 #include "Cases.h"
 #include "GpuCaptures.h"
+#include "GpuCase.h"
 #include "SizeGuard.h"
 
 #include "flashrt/Abi.h"
@@ -66,6 +73,7 @@
 
 namespace ref = flash::ref;
 using namespace flash::run;
+using namespace flash::run::gpu;
 
 namespace {
 
@@ -93,30 +101,12 @@ const char kUsage[] =
     "only capture is ALiBi's slopes. An entry with a block_mask hint (ABI\n"
     "\"block_mask\") gets one per case derived from the source's mask_mod:\n"
     "--block-mask=tight (default), loose (sound, nothing full) or\n"
-    "unsound-full (every key full: shows the kernel uses it). Exit code:\n"
-    "0 all cases pass,\n"
+    "unsound-full (every key full: shows the kernel uses it). Backward\n"
+    "entries (ABI \"kind\": \"backward\") get fresh Q, K, V and dO, O and\n"
+    "LSE from the reference forward, and each of dQ, dK, dV passes within\n"
+    "2x the error of the same backward in the kernel's dtype (P and dS\n"
+    "rounded) plus 1e-4; --tol replaces it. Exit code: 0 all cases pass,\n"
     "1 a case fails, 2 usage or runtime error.\n";
-
-int fail(const std::string &message) {
-  std::fprintf(stderr, "flash-run: error: %s\n", message.c_str());
-  return 2;
-}
-
-int runtimeFail(const std::string &what) {
-  return fail(what + ": " + flashrt_last_error());
-}
-
-struct Options {
-  std::string artifact, func, shapes, layout = "bhsd";
-  std::optional<uint64_t> seed;
-  unsigned repeat = 1;
-  std::optional<double> tol;
-  double lseTol = 2e-3;
-  std::optional<int> device;
-  std::optional<int64_t> pageSize;
-  CaptureOptions captures;
-  bool help = false;
-};
 
 /// Parses argv by hand (no llvm::cl: flash-run-gpu must not need libLLVM).
 /// Accepts --name=value and --name value. Returns "" or an error.
@@ -208,74 +198,8 @@ std::string parseArgs(int argc, char **argv, Options &o) {
 }
 
 //===----------------------------------------------------------------------===//
-// bf16 / f16, round to nearest even
-//===----------------------------------------------------------------------===//
-
-uint16_t toBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000)
-    return 0x7fc0;
-  return uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
-float fromBf16(uint16_t h) {
-  uint32_t x = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &x, 4);
-  return f;
-}
-
-uint16_t toF16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000, ax = x & 0x7fffffff;
-  if (ax >= 0x7f800000) // inf, NaN
-    return uint16_t(sign | (ax > 0x7f800000 ? 0x7e00 : 0x7c00));
-  if (ax >= 0x477ff000) // >= 65520 rounds to infinity
-    return uint16_t(sign | 0x7c00);
-  if (ax < 0x38800000) { // below 2^-14: subnormal, in units of 2^-24
-    float v;
-    std::memcpy(&v, &ax, 4);
-    return uint16_t(sign | uint32_t(std::nearbyint(v * 16777216.0f)));
-  }
-  uint32_t h = (((ax >> 23) - 112) << 10) | ((ax & 0x7fffff) >> 13);
-  uint32_t rest = ax & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
-    ++h;
-  return uint16_t(sign | h);
-}
-
-float fromF16(uint16_t h) {
-  int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  float v = e == 0    ? std::ldexp(float(m), -24)
-            : e == 31 ? (m ? std::numeric_limits<float>::quiet_NaN()
-                           : std::numeric_limits<float>::infinity())
-                      : std::ldexp(float(m | 0x400), e - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
-struct Dtype {
-  bool bf16;
-  uint16_t encode(float f) const { return bf16 ? toBf16(f) : toF16(f); }
-  float decode(uint16_t h) const { return bf16 ? fromBf16(h) : fromF16(h); }
-  float round(double x) const { return decode(encode(float(x))); }
-};
-
-//===----------------------------------------------------------------------===//
 // Checking
 //===----------------------------------------------------------------------===//
-
-/// What the artifact computes, from its ABI record.
-struct Kernel {
-  flashrt_kernel *handle = nullptr;
-  flashrt::Abi abi;
-  Dtype dtype{true};
-  bool causal = false;
-  int64_t windowLeft = -1, windowRight = -1;
-  double softcap = 0.0, scale = 0.0;
-  int64_t pageSize = 0; // Paged entries: the pool's page size.
-};
 
 /// One case's KV cache: lengths and page table (empty when the entry has
 /// none), and the pool's geometry.
@@ -288,20 +212,6 @@ struct KvCache {
     return lens.empty() ? sk : lens[b];
   }
 };
-
-/// Runs fn(i) for i in [0, n) on all cores.
-template <typename Fn> void parallelFor(int64_t n, Fn fn) {
-  int64_t workers =
-      std::min<int64_t>(n, std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::thread> threads;
-  for (int64_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      for (int64_t i = w; i < n; i += workers)
-        fn(i);
-    });
-  for (std::thread &t : threads)
-    t.join();
-}
 
 /// The reference on one (batch, KV head) slice: O and LSE in double, and
 /// the error of the same computation in the kernel's dtype (P rounded
@@ -373,23 +283,6 @@ double referenceSlice(const Kernel &k, const Case &c, const KvCache &cache,
 
 using ref::compare;
 using ref::Diff;
-
-/// Device memory freed on scope exit.
-struct DeviceBuffer {
-  void *ptr = nullptr;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer &) = delete;
-  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
-  ~DeviceBuffer() { flashrt_free(ptr); }
-};
-
-std::string format(const char *fmt, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), fmt, x);
-  return buf;
-}
-
-int64_t numel(const ref::Shape4 &s) { return s[0] * s[1] * s[2] * s[3]; }
 
 /// "" when runCase's buffers for `c` fit (every size overflow-checked), else
 /// why not.
@@ -749,7 +642,8 @@ int flash::run::gpuMain(int argc, char **argv, const GpuModsLoader &loader) {
                   " but @" + o.func +
                   " has Dv=" + std::to_string(k.abi.headDimV));
     // Keeps a typo in --shapes from allocating the machine away.
-    std::string tooLarge = checkCaseSize(k, c);
+    std::string tooLarge =
+        k.abi.backward ? checkBackwardCaseSize(k, c) : checkCaseSize(k, c);
     if (tooLarge.empty())
       tooLarge = checkCaptureCase(k.abi, entryCaps, c);
     if (!tooLarge.empty())
@@ -769,7 +663,8 @@ int flash::run::gpuMain(int argc, char **argv, const GpuModsLoader &loader) {
   for (const Case &c : cases) {
     int rc;
     try {
-      rc = runCase(k, c, o, entryCaps, rng);
+      rc = k.abi.backward ? runBackwardCase(k, c, o, entryCaps, rng)
+                          : runCase(k, c, o, entryCaps, rng);
     } catch (const std::exception &e) { // std::bad_alloc: the guard's estimate
       return fail(std::string("out of host memory: ") + e.what());
     }

@@ -243,6 +243,46 @@ TEST(BackwardHand, TwoKeys) {
   EXPECT_FLOAT_EQ(g.dv.data[1], 1 / (e + 1));
 }
 
+TEST(BackwardHand, RoundingHooks) {
+  // TwoKeys with P = [0.731, 0.269] and dS = [-0.393, 0.393] rounded down to
+  // quarters on their way into the products: dv = round(P) dO, dq and dk
+  // from round(dS); D stays exact, so dS itself is unchanged before it.
+  const double e = std::exp(1.0);
+  Case c;
+  c.b = 1, c.hq = 1, c.hkv = 1, c.sq = 1, c.sk = 2, c.d = 2, c.dv = 1;
+  c.scale = 1.0;
+  std::mt19937 rng(1);
+  Problem pr(c, rng);
+  pr.q.data = {1, 0}, pr.k.data = {1, 0, 0, 1}, pr.v.data = {2, 4};
+  pr.dO.data = {1};
+  auto quarters = [](double x) { return std::floor(x * 4) / 4; };
+  pr.p.roundWeight = quarters;
+  pr.p.roundScoreGrad = quarters;
+  Grads g = backward(pr);
+  EXPECT_EQ(g.dv.data, (std::vector<float>{0.5f, 0.25f}));
+  EXPECT_EQ(g.dq.data, (std::vector<float>{-0.5f, 0.25f}));
+  EXPECT_EQ(g.dk.data, (std::vector<float>{-0.5f, 0.0f, 0.25f, 0.0f}));
+
+  // D from O = (2e + 4) / (e + 1) = 2.54 rounded down to 2.5: dS = P (dP -
+  // 2.5) with dP = v = [2, 4]; P itself is exact.
+  pr.p.roundWeight = pr.p.roundScoreGrad = nullptr;
+  pr.p.roundOutput = quarters;
+  g = backward(pr);
+  EXPECT_FLOAT_EQ(g.dq.data[0], e / (e + 1) * (2 - 2.5));
+  EXPECT_FLOAT_EQ(g.dq.data[1], 1 / (e + 1) * (4 - 2.5));
+  EXPECT_FLOAT_EQ(g.dv.data[0], e / (e + 1));
+
+  // Identity hooks change nothing.
+  Problem plain(c, rng);
+  Grads want = backward(plain);
+  plain.p.roundWeight = plain.p.roundScoreGrad = plain.p.roundOutput =
+      [](double x) { return x; };
+  Grads got = backward(plain);
+  EXPECT_EQ(got.dq.data, want.dq.data);
+  EXPECT_EQ(got.dk.data, want.dk.data);
+  EXPECT_EQ(got.dv.data, want.dv.data);
+}
+
 //===----------------------------------------------------------------------===//
 // Finite differences: masks and layouts.
 //===----------------------------------------------------------------------===//
@@ -507,8 +547,6 @@ TEST(BackwardErrors, RefusedAndInvalidParamsWriteNothing) {
   add("scoreMod without scoreModGrad", [&](auto &p) { p.scoreMod = identity; });
   add("scoreModGrad without scoreMod",
       [&](auto &p) { p.scoreModGrad = identity; });
-  add("roundWeight",
-      [](auto &p) { p.roundWeight = [](double w) { return w; }; });
   // Invalid for the forward too.
   add("batch 0", [](auto &p) { p.batch = 0; });
   add("headDimV 0", [](auto &p) { p.headDimV = 0; });

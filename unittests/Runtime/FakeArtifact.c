@@ -9,7 +9,10 @@
 |*                                                                            *|
 |* The "kernel" is computed here on the host, on the descriptors' memory,     *|
 |* which under the fake driver (FakeCuda.cpp) is host memory: so flash-run    *|
-|* can be tested end to end without a GPU. Built twice: with the GPU module,  *|
+|* can be tested end to end without a GPU. The backward entries (fake_bwd*)   *|
+|* compute their gradients as FlashAttention-2's kernels do, from the O and   *|
+|* LSE they are given, with P and dS rounded to the dtype and dQ summed in a  *|
+|* workspace the entry allocates and zeroes. Built twice: with the GPU module,*|
 |* and with -DFAKE_NO_GPU_MODULE (no constructor), which opens without any    *|
 |* driver and lets the tests reach the argument checks.                       *|
 |*                                                                            *|
@@ -48,6 +51,7 @@ void mgpuStreamSynchronize(void *stream);
 void mgpuStreamDestroy(void *stream);
 void *mgpuMemAlloc(uint64_t bytes, void *stream, _Bool isHostShared);
 void mgpuMemFree(void *ptr, void *stream);
+void mgpuMemset32(void *dst, unsigned value, size_t count, void *stream);
 
 /* Knobs and observations for the tests (looked up with dlsym). */
 int fake_calls;
@@ -63,6 +67,9 @@ MemRef2 fake_last_table;
 MemRef2 fake_last_doc;
 MemRef1 fake_last_bias;
 MemRef4 fake_last_hint;
+/* The last backward call's dQ, dK and dV descriptors and its dQ workspace. */
+MemRef4 fake_last_dq, fake_last_dk, fake_last_dv;
+void *fake_last_workspace;
 
 const char fake_flash_abi[] =
     "{\"func\":\"fake\",\"dtype\":\"bf16\",\"head_dim\":64,"
@@ -123,6 +130,57 @@ const char fake_bm_flash_abi[] =
     "\"shape\":[-1,-1,-1,4],\"strides\":[-1,-1,4,1],\"contiguous\":true},"
     "{\"dtype\":\"i32\",\"rank\":2,\"arg\":4,\"shape\":[-1,-1],"
     "\"strides\":[-1,1],\"contiguous\":true}],\"num_args\":7}";
+
+/* Backward entries, as flash-to-gpu records flash.attention_backward:
+ * "kind" and the role of each argument in "args"; the forward-only keys are
+ * false. fake_bwd: causal bf16, D = Dv = 64. */
+const char fake_bwd_flash_abi[] =
+    "{\"func\":\"fake_bwd\",\"kind\":\"backward\",\"dtype\":\"bf16\","
+    "\"head_dim\":64,\"head_dim_v\":64,\"causal\":true,\"window\":[-1,-1],"
+    "\"softcap\":0.0,\"scale\":0.125,\"lse\":false,\"kv_lens\":false,"
+    "\"paged\":false,\"split_kv\":false,\"arch\":\"sm_90\",\"block_m\":64,"
+    "\"block_n\":64,\"warps\":4,\"stages\":2,\"smem_bytes\":49152,"
+    "\"kernel\":\"fake_bwd_kv\","
+    "\"args\":[\"q\",\"k\",\"v\",\"o\",\"lse\",\"do\",\"dq\",\"dk\",\"dv\"],"
+    "\"num_args\":9,\"kernels\":["
+    "{\"kernel\":\"fake_bwd_delta\",\"role\":\"delta\",\"threads\":128,"
+    "\"smem_bytes\":0},"
+    "{\"kernel\":\"fake_bwd_kv\",\"role\":\"backward_kv\",\"threads\":128,"
+    "\"smem_bytes\":49152},"
+    "{\"kernel\":\"fake_bwd_dq\",\"role\":\"backward_dq\",\"threads\":128,"
+    "\"smem_bytes\":0}]}";
+/* f16, D = 32, Dv = 64, window [16, 4], softcap 30, scale 0.2. */
+const char fake_bwd_f16_flash_abi[] =
+    "{\"func\":\"fake_bwd_f16\",\"kind\":\"backward\",\"dtype\":\"f16\","
+    "\"head_dim\":32,\"head_dim_v\":64,\"causal\":false,\"window\":[16, 4],"
+    "\"softcap\":30.0,\"scale\":0.2,\"lse\":false,\"kv_lens\":false,"
+    "\"paged\":false,\"split_kv\":false,\"arch\":\"sm_90\","
+    "\"args\":[\"q\",\"k\",\"v\",\"o\",\"lse\",\"do\",\"dq\",\"dk\",\"dv\"],"
+    "\"num_args\":9}";
+/* ALiBi: the f32 [B, 4] slopes between dO and dQ (a capture record, role
+ * "alibi"), causal, GQA 4/2. */
+const char fake_bwd_alibi_flash_abi[] =
+    "{\"func\":\"fake_bwd_alibi\",\"kind\":\"backward\",\"dtype\":\"bf16\","
+    "\"head_dim\":64,\"head_dim_v\":64,\"causal\":true,\"window\":[-1,-1],"
+    "\"softcap\":0.0,\"scale\":0.125,\"lse\":false,\"kv_lens\":false,"
+    "\"paged\":false,\"split_kv\":false,\"arch\":\"sm_90\","
+    "\"q_shape\":[-1,4,-1,64],\"kv_shape\":[-1,2,-1,64],"
+    "\"captures\":[{\"dtype\":\"f32\",\"rank\":2,\"arg\":6,"
+    "\"shape\":[-1,4],\"strides\":[4,1],\"contiguous\":true}],"
+    "\"args\":[\"q\",\"k\",\"v\",\"o\",\"lse\",\"do\",\"alibi\",\"dq\","
+    "\"dk\",\"dv\"],\"num_args\":10}";
+
+/* fake_bwd with its arguments in another order: the runtime must follow
+ * "args", not assume the usual order. */
+const char fake_bwd_perm_flash_abi[] =
+    "{\"func\":\"fake_bwd_perm\",\"kind\":\"backward\",\"dtype\":\"bf16\","
+    "\"head_dim\":64,\"head_dim_v\":64,\"causal\":true,\"window\":[-1,-1],"
+    "\"softcap\":0.0,\"scale\":0.125,\"arch\":\"sm_90\","
+    "\"args\":[\"dk\",\"do\",\"q\",\"dv\",\"lse\",\"k\",\"dq\",\"o\",\"v\"]}";
+/* A kind of entry this runtime does not know. */
+const char fake_kind_flash_abi[] =
+    "{\"func\":\"fake_kind\",\"kind\":\"sparse\",\"dtype\":\"bf16\","
+    "\"head_dim\":64,\"arch\":\"sm_90\"}";
 
 static void *module;
 
@@ -455,3 +513,171 @@ void _mlir_ciface_fake_bm(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef4 *hint,
   docIds = 0;
   launch(q, o);
 }
+
+/*===----------------------------------------------------------------------===*\
+|* Backward entries                                                           *|
+\*===----------------------------------------------------------------------===*/
+
+static void store(const MemRef4 *m, int f16, int64_t b, int64_t h, int64_t s,
+                  int64_t d, float x) {
+  uint16_t *p = (uint16_t *)m->aligned + m->offset;
+  p[b * m->strides[0] + h * m->strides[1] + s * m->strides[2] +
+    d * m->strides[3]] = f16 ? floatToF16(x) : floatToBf16(x);
+}
+
+static float roundTo(int f16, float x) {
+  return f16 ? f16ToFloat(floatToF16(x)) : bf16ToFloat(floatToBf16(x));
+}
+
+/* $FAKE_BWD_BUG plants a bug for flash-run-gpu to catch: "scale" leaves the
+ * softmax scale out of dK, "gqa" gives each KV head the gradient of its
+ * group's first query head only, "memset" skips zeroing the dQ workspace. */
+static int bwdBug(const char *which) {
+  const char *bug = getenv("FAKE_BWD_BUG");
+  return bug && strcmp(bug, which) == 0;
+}
+
+/* One launch of the fake module, as the lowered host code makes it. */
+static void launchBwd(const char *name, int64_t gx, int64_t gy, int64_t gz,
+                      void *stream, void *arg) {
+  void *f = mgpuModuleGetFunction(module, name);
+  void *params[] = {&arg};
+  mgpuLaunchKernel(f, gx, gy, gz, 128, 1, 1, 0, stream, params, 0, 1);
+}
+
+/* FlashAttention-2's backward on the host: a delta kernel (D_i = dO_i . O_i
+ * from the O given), a kernel per KV block (P_ij = exp(s_ij - LSE_i) from
+ * the LSE given, dV += P dO, dS = P (dP - D) f'(x), dK += dS scale q,
+ * dQ_acc += dS scale k with the workspace zeroed first) and one that rounds
+ * dQ_acc into dQ. P and dS are rounded to the dtype before their products,
+ * as the tensor-core kernels do. */
+static void backward(const Semantics *sem, MemRef4 *q, MemRef4 *k, MemRef4 *v,
+                     MemRef4 *o, MemRef3 *lse, MemRef4 *dout, MemRef4 *dq,
+                     MemRef4 *dk, MemRef4 *dv) {
+  int64_t B = q->sizes[0], Hq = q->sizes[1], Sq = q->sizes[2];
+  int64_t D = q->sizes[3], Hkv = k->sizes[1], Sk = k->sizes[2];
+  int64_t Dv = v->sizes[3], group = Hq / Hkv, offset = Sk - Sq;
+  int f16 = sem->f16;
+  ++fake_calls;
+  fake_last_q = *q;
+  fake_last_o = *o;
+  fake_last_dq = *dq;
+  fake_last_dk = *dk;
+  fake_last_dv = *dv;
+  if (!module)
+    return;
+  void *stream = mgpuStreamCreate();
+  size_t rows = (size_t)(B * Hq * Sq);
+  float *delta = mgpuMemAlloc(rows * 4, stream, 0);
+  float *dqAcc = mgpuMemAlloc(rows * (size_t)D * 4, stream, 0);
+  fake_last_workspace = dqAcc;
+  if (!delta || !dqAcc || D > 256 || Dv > 256)
+    goto done; /* Leaves the gradients as they were: a failure. */
+  if (!bwdBug("memset"))
+    mgpuMemset32(dqAcc, 0, rows * (size_t)D, stream);
+
+  launchBwd("fake_bwd_delta", (Sq + 63) / 64, Hq, B, stream, delta);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h)
+      for (int64_t i = 0; i < Sq; ++i) {
+        float sum = 0;
+        for (int64_t c = 0; c < Dv; ++c)
+          sum += load(dout, f16, b, h, i, c) * load(o, f16, b, h, i, c);
+        delta[(b * Hq + h) * Sq + i] = sum;
+      }
+
+  launchBwd("fake_bwd_kv", (Sk + 63) / 64, Hkv, B, stream, dqAcc);
+  const float *l = (const float *)lse->aligned + lse->offset;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t hk = 0; hk < Hkv; ++hk)
+      for (int64_t j = 0; j < Sk; ++j) {
+        float dkRow[256] = {0}, dvRow[256] = {0};
+        for (int64_t h = hk * group; h < (hk + 1) * group; ++h) {
+          if (bwdBug("gqa") && h != hk * group)
+            continue;
+          for (int64_t i = 0; i < Sq; ++i) {
+            float li = l[b * lse->strides[0] + h * lse->strides[1] +
+                         i * lse->strides[2]];
+            int visible = (!sem->causal || j <= i + offset) &&
+                          (sem->left < 0 || j >= i + offset - sem->left) &&
+                          (sem->right < 0 || j <= i + offset + sem->right);
+            if (!visible || li == -INFINITY)
+              continue;
+            float x = 0;
+            for (int64_t c = 0; c < D; ++c)
+              x += load(q, f16, b, h, i, c) * load(k, f16, b, hk, j, c);
+            x *= sem->scale;
+            float s = x, grad = 1;
+            if (sem->softcap > 0) {
+              float t = tanhf(x / sem->softcap);
+              s = sem->softcap * t;
+              grad = 1 - t * t;
+            }
+            s += scoreShift(b, h, i + offset, j);
+            float p = expf(s - li), dp = 0;
+            for (int64_t c = 0; c < Dv; ++c)
+              dp += load(dout, f16, b, h, i, c) * load(v, f16, b, hk, j, c);
+            float ds =
+                roundTo(f16, p * (dp - delta[(b * Hq + h) * Sq + i]) * grad);
+            float pr = roundTo(f16, p);
+            float dsScaled = ds * sem->scale;
+            for (int64_t c = 0; c < Dv; ++c)
+              dvRow[c] += pr * load(dout, f16, b, h, i, c);
+            for (int64_t c = 0; c < D; ++c) {
+              dkRow[c] +=
+                  (bwdBug("scale") ? ds : dsScaled) * load(q, f16, b, h, i, c);
+              dqAcc[((b * Hq + h) * Sq + i) * D + c] +=
+                  dsScaled * load(k, f16, b, hk, j, c);
+            }
+          }
+        }
+        for (int64_t c = 0; c < D; ++c)
+          store(dk, f16, b, hk, j, c, dkRow[c]);
+        for (int64_t c = 0; c < Dv; ++c)
+          store(dv, f16, b, hk, j, c, dvRow[c]);
+      }
+
+  launchBwd("fake_bwd_dq", (Sq + 63) / 64, Hq, B, stream, dqAcc);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < Hq; ++h)
+      for (int64_t i = 0; i < Sq; ++i)
+        for (int64_t c = 0; c < D; ++c)
+          store(dq, f16, b, h, i, c, dqAcc[((b * Hq + h) * Sq + i) * D + c]);
+done:
+  mgpuMemFree(dqAcc, stream);
+  mgpuMemFree(delta, stream);
+  mgpuStreamSynchronize(stream);
+  mgpuStreamDestroy(stream);
+}
+
+void _mlir_ciface_fake_bwd(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef4 *o,
+                           MemRef3 *lse, MemRef4 *dout, MemRef4 *dq,
+                           MemRef4 *dk, MemRef4 *dv) {
+  static const Semantics sem = {0, 1, -1, -1, 0.0f, 0.125f};
+  backward(&sem, q, k, v, o, lse, dout, dq, dk, dv);
+}
+
+void _mlir_ciface_fake_bwd_f16(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef4 *o,
+                               MemRef3 *lse, MemRef4 *dout, MemRef4 *dq,
+                               MemRef4 *dk, MemRef4 *dv) {
+  static const Semantics sem = {1, 0, 16, 4, 30.0f, 0.2f};
+  backward(&sem, q, k, v, o, lse, dout, dq, dk, dv);
+}
+
+void _mlir_ciface_fake_bwd_alibi(MemRef4 *q, MemRef4 *k, MemRef4 *v, MemRef4 *o,
+                                 MemRef3 *lse, MemRef4 *dout, MemRef2 *slopes,
+                                 MemRef4 *dq, MemRef4 *dk, MemRef4 *dv) {
+  static const Semantics sem = {0, 1, -1, -1, 0.0f, 0.125f};
+  alibiSlopes = slopes;
+  backward(&sem, q, k, v, o, lse, dout, dq, dk, dv);
+  alibiSlopes = 0;
+}
+
+void _mlir_ciface_fake_bwd_perm(MemRef4 *dk, MemRef4 *dout, MemRef4 *q,
+                                MemRef4 *dv, MemRef3 *lse, MemRef4 *k,
+                                MemRef4 *dq, MemRef4 *o, MemRef4 *v) {
+  static const Semantics sem = {0, 1, -1, -1, 0.0f, 0.125f};
+  backward(&sem, q, k, v, o, lse, dout, dq, dk, dv);
+}
+
+void _mlir_ciface_fake_kind(MemRef4 *q) { (void)q; }

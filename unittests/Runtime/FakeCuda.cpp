@@ -5,7 +5,9 @@
 // test artifacts' fake image, launches that record their configuration and
 // enforce the 48 KiB dynamic shared memory opt-in like the real driver, and
 // memory that is host memory tracked by address, so that pointer queries
-// tell device memory from host memory. See FakeCuda.h.
+// tell device memory from host memory. New allocations hold NaN bytes, as
+// real ones hold garbage: a kernel that reads memory nobody wrote (a
+// workspace it forgot to zero) fails. See FakeCuda.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -300,9 +302,11 @@ CUresult cuPointerGetAttributes(unsigned n, int *attrs, void **data,
 CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes) {
   if (!currentContext)
     return kInvalidContext;
-  void *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  size_t rounded = (bytes + 255) / 256 * 256;
+  void *p = std::aligned_alloc(256, rounded);
   if (!p)
     return 2; // CUDA_ERROR_OUT_OF_MEMORY
+  std::memset(p, 0xff, rounded);
   std::lock_guard<std::mutex> lock(mutex);
   allocations[uintptr_t(p)] = Allocation{bytes, state.allocDevice};
   *ptr = CUdeviceptr(uintptr_t(p));
@@ -342,12 +346,16 @@ CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char value, size_t bytes) {
 }
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short value, size_t n,
                           void *) {
+  if (!isDevice(reinterpret_cast<void *>(dst), n * 2))
+    return kInvalidValue;
   auto *p = reinterpret_cast<unsigned short *>(dst);
   for (size_t i = 0; i < n; ++i)
     p[i] = value;
   return kSuccess;
 }
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned value, size_t n, void *) {
+  if (!isDevice(reinterpret_cast<void *>(dst), n * 4))
+    return kInvalidValue;
   auto *p = reinterpret_cast<unsigned *>(dst);
   for (size_t i = 0; i < n; ++i)
     p[i] = value;

@@ -118,8 +118,20 @@ struct AttentionParams {
   /// If set, each weight exp(s_j - m) goes through it before it multiplies
   /// v_j (l still sums the exact weights): a kernel's rounding of P to its
   /// dtype, for the error of the same computation in that dtype (FA2's
-  /// tolerance rule).
+  /// tolerance rule). attentionBackward rounds P_j with it before P_j
+  /// multiplies dOut into dv.
   std::function<double(double)> roundWeight;
+  /// attentionBackward only: if set, each dS_j f'(x_j) goes through it
+  /// before it multiplies k_j into dq and q_i into dk (the scale follows):
+  /// with roundWeight, a backward kernel's rounding of P and dS to its dtype
+  /// for its matrix products, FA2's tolerance rule for the gradients. The
+  /// forward ignores it.
+  std::function<double(double)> roundScoreGrad;
+  /// attentionBackward only: if set, D_i = dOut_i . O_i is taken with each
+  /// element of O_i = sum_j P_j v_j through it, as a kernel reads D from
+  /// the O its forward stored in its dtype (else D = sum_j P_j dP_j, exact).
+  /// The forward ignores it.
+  std::function<double(double)> roundOutput;
 };
 
 /// Computes attention into `out` and, if non-null, `lse`. Returns an empty
@@ -154,8 +166,10 @@ std::string attention(const AttentionParams &p, View4 q, View4 k, View4 v,
 /// any strides; the outputs must not overlap each other or the inputs. They
 /// are written entirely: varlen padding rows get 0 (dOut is read only on rows
 /// a sequence owns). Training packs sequences with cuSeqlens, so kvLens and
-/// blockTable are refused, as are a scoreMod without scoreModGrad, a
-/// scoreModGrad without scoreMod, and roundWeight (the gradients are exact).
+/// blockTable are refused, as are a scoreMod without scoreModGrad and a
+/// scoreModGrad without scoreMod. The gradients are exact unless roundWeight
+/// / roundScoreGrad round P / dS on their way into the products and
+/// roundOutput the O that D is taken from.
 /// Returns an empty string on success, else a description of the refused or
 /// invalid parameters (validated as the forward validates them), in which
 /// case nothing is written.

@@ -2,7 +2,9 @@
 //
 // Each entry point of an artifact comes with `<func>_flash_abi`, a JSON object
 // describing what the kernel expects (element type, head dims, LSE output,
-// GPU architecture) and computes (causal, window, softcap, scale). The
+// GPU architecture) and computes (causal, window, softcap, scale), and
+// whether it is a forward or a backward entry ("kind", with the backward's
+// argument roles in "args"). The
 // runtime needs a handful of fields, so this is a small tolerant reader: it
 // finds top-level keys by name and parses their scalar or small-array values,
 // and ignores everything else rather than pulling in a JSON library.
@@ -50,8 +52,23 @@ struct CaptureAbi {
   bool contiguous = false;
 };
 
+/// The role of one argument of a backward entry ("args"). ALiBi's slopes
+/// and a score_mod / mask_mod's tensors both come with a "captures" record
+/// and are passed with the captures.
+enum class ArgRole { Q, K, V, O, Lse, DO, DQ, DK, DV, Alibi, Capture };
+
+/// The name of `role` in "args".
+const char *argRoleName(ArgRole role);
+
 /// The fields the runtime checks tensors against.
 struct Abi {
+  /// "kind": a forward entry (flash.attention; also a record without the
+  /// key, as older artifacts have) or a backward one
+  /// (flash.attention_backward), which the run functions keep apart.
+  bool backward = false;
+  /// Backward entries: the role of each argument, in order ("args"); the
+  /// runtime builds the descriptors in this order. Empty for forward ones.
+  std::vector<ArgRole> args;
   int dtype = 0; // FLASHRT_DTYPE_*
   std::string dtypeName;
   int64_t headDim = 0, headDimV = 0;
@@ -82,8 +99,12 @@ struct Abi {
   int numArgs = -1;
   /// The descriptors the entry takes, in order (see Call::run).
   int entryArity() const {
+    if (backward)
+      return int(args.size());
     return 4 + kvLens + paged + lse + int(captures.size());
   }
+  /// "forward" or "backward", for messages.
+  const char *kindName() const { return backward ? "backward" : "forward"; }
 };
 
 /// Parses the fields of Abi; returns "" or what is missing or malformed.
