@@ -818,14 +818,21 @@ LogicalResult FlashToGpuPass::lowerBackward(ModuleOp module, GridOp grid) {
   hostFunc->setAttr("llvm.emit_c_interface", hb.getUnitAttr());
 
   if (!records.count(hostFunc.getName())) {
-    llvm::json::Array captureList;
+    // The captures that are entry arguments, once each, in argument order
+    // (as the forward's record lists them).
+    SmallVector<unsigned> captureArgs;
     for (Value capture : t.captures)
-      if (std::optional<unsigned> arg = entryArgument(capture, hostFunc)) {
-        FailureOr<llvm::json::Object> record = captureRecord(hostFunc, *arg);
-        if (failed(record))
-          return failure();
-        captureList.push_back(std::move(*record));
-      }
+      if (std::optional<unsigned> arg = entryArgument(capture, hostFunc))
+        if (!llvm::is_contained(captureArgs, *arg))
+          captureArgs.push_back(*arg);
+    llvm::sort(captureArgs);
+    llvm::json::Array captureList;
+    for (unsigned arg : captureArgs) {
+      FailureOr<llvm::json::Object> record = captureRecord(hostFunc, arg);
+      if (failed(record))
+        return failure();
+      captureList.push_back(std::move(*record));
+    }
     int64_t left, right;
     std::tie(left, right) = getWindowBounds(grid.getWindow());
     double cap = grid.getSoftcap() ? grid.getSoftcap()->convertToDouble() : 0.0;
