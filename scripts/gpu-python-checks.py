@@ -23,6 +23,10 @@
                own bf16 error + 1e-3, LSE within 2e-3), outputs poisoned
                first, fresh random inputs per case; prints the kernel time
                with / without the hint
+  training     gradients through flashmlir.attention's autograd formula (the
+               backward variants) against a float32 reference by FA2's
+               backward rule, torch.compile(fullgraph=True) and a CUDA graph
+               of forward + backward (scripts/gpu_training_checks.py)
 
   gpu-python-checks.py --cache-dir DIR [--steps a,b] [--quick] [--out F.json]
   gpu-python-checks.py --precompile DIR [--chip sm_90a]  # (compiler machine)
@@ -43,14 +47,15 @@ import time
 import traceback
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-for sub in ("python", "bench", "examples"):
+for sub in ("python", "bench", "examples", "scripts"):
     sys.path.insert(0, os.path.join(ROOT, sub))
 
 PREFILL = [f"attn_{dt}_d{d}{'_causal' if c else ''}" for dt in ("bf16", "f16")
            for d in (64, 128) for c in (False, True)]
 PREFILL_OPTIONS = ["attn_bf16_d128_causal_win256x0", "attn_bf16_d64_cap30p0_s0p1"]
 DECODE = ["decode_bf16_d128_h32x8_q1_lens", "decode_bf16_d128_h32x8_q1_lens_page16"]
-ALL_STEPS = ("correctness", "example", "compile", "graphs", "overhead", "blockmask")
+ALL_STEPS = ("correctness", "example", "compile", "graphs", "overhead", "blockmask",
+             "training")
 
 
 def variants():
@@ -456,7 +461,10 @@ def main(argv=None):
     if a.precompile:
         import flashmlir
         t0 = time.time()
-        paths = flashmlir.precompile(variants() + blockmask_variants(), a.chip, a.precompile)
+        import gpu_training_checks
+        paths = flashmlir.precompile(variants() + blockmask_variants() +
+                                     gpu_training_checks.training_variants(), a.chip,
+                                     a.precompile)
         for path in paths:
             print(path)
         print(f"# {len(paths)} kernels for {a.chip} in {a.precompile} "
@@ -480,7 +488,8 @@ def main(argv=None):
     steps = {"correctness": lambda: run_correctness(a.quick, log), "example": lambda: run_example(log),
              "compile": lambda: run_compile(log), "graphs": lambda: run_graphs(log),
              "overhead": lambda: run_overhead(log),
-             "blockmask": lambda: run_blockmask(a.quick, log)}
+             "blockmask": lambda: run_blockmask(a.quick, log),
+             "training": lambda: __import__("gpu_training_checks").run(log, a.quick)}
     result, failed = {"torch": torch.__version__, "date": time.strftime("%Y-%m-%d %H:%M:%S")}, []
     for name in a.steps.split(","):
         log(f"## {name}")

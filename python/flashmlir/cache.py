@@ -268,6 +268,10 @@ class KernelCache:
         kern = opener(path, variant.name)
         abi = getattr(kern, "abi", None)
         if isinstance(abi, dict):
+            kind = "backward" if getattr(variant, "backward", False) else "forward"
+            if abi.get("kind", "forward") != kind:
+                raise FlashError(f"{path}: its ABI says kind={abi.get('kind', 'forward')!r}, "
+                                 f"the variant {variant.name} is a {kind} one; delete it")
             for field in ("dtype", "head_dim", "causal"):
                 want = getattr(variant, field)
                 if field in abi and abi[field] != want:

@@ -43,6 +43,19 @@ the current stream without host synchronisation, and the split-KV scratch
 memory that decode kernels allocate comes from PyTorch's caching allocator
 (flashrt_set_allocator), which serves captures from the graph's pool.
 Eager calls skip the dispatcher (same code, less overhead).
+
+Training (issue #39): when q, k or v requires grad, the call goes through
+the operator, whose autograd formula (torch.library.register_autograd,
+torch >= 2.4) saves O and LSE and runs the backward variant
+(Variant.backward_of: flash.attention_backward with the same attributes,
+regions and captures) as the operator flashmlir::attention_backward, which
+has a fake implementation too: torch.compile(fullgraph=True) traces both
+directions, and CUDA graphs capture the backward's launches and its
+workspace (the caching allocator again). The backward takes no KV cache
+(kv_lens / block_table: FlashError) and runs a block_mask call's mask_mod
+without the hint (the hint only skips work). LSE's own gradient is not
+propagated (as in FA2): a loss that reads the returned LSE gets none
+through it.
 """
 
 from .blockmask import BlockMask
@@ -127,6 +140,76 @@ def _run(q, k, v, causal, window, softcap, scale, kv_lens, block_table, out=None
                captures=None if mods is None else _capture_list(mods),
                block_mask=None if block_mask is None else block_mask.hint)
     return res if isinstance(res, tuple) else (res, lse)
+
+
+def _run_backward(q, k, v, o, lse, do, causal, window, softcap, scale, mods=None):
+    """(dQ, dK, dV) of attention's call with these options, by its backward
+    variant, given the forward's O and LSE and the output's gradient."""
+    if q.device.type != "cuda":
+        raise FlashError(f"q is on {q.device}; flashmlir.attention runs on CUDA tensors")
+    var = _variant(q, k, v, causal, window, softcap, scale, None, None, mods).backward_of()
+    kern = kernel_cache().get(var, _current_chip())
+    # An incoming gradient may be broadcast (stride 0) or transposed: the
+    # kernel reads rows of contiguous elements.
+    if do.stride(-1) != 1 or 0 in do.stride():
+        do = do.contiguous()
+    return kern(q, k, v, o, lse, do,
+                captures=None if mods is None else _capture_list(mods))
+
+
+def _fake_backward(q, k, v, o, lse, do, captures, causal=False, window=None, softcap=None,
+                   scale=None, alibi_slopes=None, score_mod=None, mask_mod=None):
+    import torch
+    return (_empty_like_layout(torch, q, q.shape[3]), _empty_like_layout(torch, k, k.shape[3]),
+            _empty_like_layout(torch, v, v.shape[3]))
+
+
+def _op_impl_backward(q, k, v, o, lse, do, captures, causal=False, window=None, softcap=None,
+                      scale=None, alibi_slopes=None, score_mod=None, mask_mod=None):
+    mods = None
+    if alibi_slopes is not None or score_mod or mask_mod or captures:
+        mods = (alibi_slopes, score_mod, mask_mod, list(captures))
+    return _run_backward(q, k, v, o, lse, do, causal, window, softcap, scale, mods)
+
+
+def _setup_context(ctx, inputs, output):
+    """What the backward needs of a forward call: its tensors (q, k, v, O,
+    LSE, ALiBi's slopes, the captures) saved, the options (the operator's
+    other arguments, by name) kept."""
+    names = _FORWARD_ARGS if len(inputs) == len(_FORWARD_ARGS) else _FORWARD_MODS_ARGS
+    args = dict(zip(names, inputs))
+    o, lse = output
+    slopes = args.get("alibi_slopes")
+    captures = list(args.get("captures") or ())
+    ctx.mods = "captures" in args
+    ctx.has_slopes = slopes is not None
+    ctx.options = {n: args.get(n) for n in ("causal", "window", "softcap", "scale",
+                                            "score_mod", "mask_mod")}
+    ctx.kv_cache = args.get("kv_lens") is not None or args.get("block_table") is not None
+    ctx.save_for_backward(args["q"], args["k"], args["v"], o, lse,
+                          *([slopes] if ctx.has_slopes else []), *captures)
+
+
+def _backward_formula(ctx, do, dlse):
+    import torch
+    q, k, v, o, lse, *rest = ctx.saved_tensors
+    slopes = rest.pop(0) if ctx.has_slopes else None
+    if ctx.kv_cache:
+        raise FlashError("flashmlir.attention has no backward over a KV cache (kv_lens / "
+                         "block_table): training takes the sequences whole")
+    opt = ctx.options
+    dq, dk, dv = torch.ops.flashmlir.attention_backward(
+        q, k, v, o, lse, do, rest, bool(opt["causal"]), opt["window"], opt["softcap"],
+        opt["scale"], slopes, opt["score_mod"], opt["mask_mod"])
+    n = len(_FORWARD_MODS_ARGS if ctx.mods else _FORWARD_ARGS) - 3
+    return (dq, dk, dv) + (None,) * n
+
+
+_FORWARD_ARGS = ("q", "k", "v", "causal", "window", "softcap", "scale", "kv_lens",
+                 "block_table")
+_FORWARD_MODS_ARGS = ("q", "k", "v", "captures", "causal", "window", "softcap", "scale",
+                      "kv_lens", "block_table", "alibi_slopes", "score_mod", "mask_mod",
+                      "block_mask", "block_mask_rows")
 
 
 def _capture_list(mods):
@@ -230,6 +313,25 @@ def register(torch):
                                  block_mask_rows)
 
         torch.library.register_fake("flashmlir::attention_mods")(_fake_mods)
+
+        @torch.library.custom_op("flashmlir::attention_backward", mutates_args=(),
+                                 device_types="cuda")
+        def attention_backward_op(q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor,
+                                  do: Tensor, captures: List[Tensor], causal: bool = False,
+                                  window: Optional[List[int]] = None,
+                                  softcap: Optional[float] = None,
+                                  scale: Optional[float] = None,
+                                  alibi_slopes: Optional[Tensor] = None,
+                                  score_mod: Optional[str] = None,
+                                  mask_mod: Optional[str] = None
+                                  ) -> Tuple[Tensor, Tensor, Tensor]:
+            return _op_impl_backward(q, k, v, o, lse, do, captures, causal, window, softcap,
+                                     scale, alibi_slopes, score_mod, mask_mod)
+
+        torch.library.register_fake("flashmlir::attention_backward")(_fake_backward)
+        for name in ("flashmlir::attention", "flashmlir::attention_mods"):
+            torch.library.register_autograd(name, _backward_formula,
+                                            setup_context=_setup_context)
         _registered = "custom_op"
     else:
         _library = torch.library.Library("flashmlir", "DEF")
@@ -253,6 +355,20 @@ def _compiling(torch):
         return comp.is_compiling()
     dyn = getattr(torch, "_dynamo", None)
     return bool(dyn is not None and getattr(dyn, "is_compiling", lambda: False)())
+
+
+def _needs_grad(torch, q, k, v):
+    """Whether the call must record its backward: grad mode is on and q, k
+    or v requires grad (then it goes through the operator and its
+    autograd formula)."""
+    if not (torch.is_grad_enabled() and (q.requires_grad or k.requires_grad or
+                                         v.requires_grad)):
+        return False
+    if _registered != "custom_op":
+        raise FlashError("flashmlir.attention's backward needs torch >= 2.4 "
+                         "(torch.library.custom_op and register_autograd); this is "
+                         f"torch {torch.__version__}")
+    return True
 
 
 def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, kv_lens=None,
@@ -289,7 +405,7 @@ def attention(q, k, v, *, causal=False, window=None, softcap=None, scale=None, k
                                block_table, return_lse, out, lse,
                                (alibi_slopes, score_mod or None, mask_mod or None,
                                 list(captures or ()), block_mask))
-    if _compiling(torch) or q.device.type == "meta":
+    if _needs_grad(torch, q, k, v) or _compiling(torch) or q.device.type == "meta":
         o, l = _into(torch.ops.flashmlir.attention(q, k, v, bool(causal), window, softcap,
                                                    scale, kv_lens, block_table), out, lse)
     else:
@@ -316,7 +432,7 @@ def _attention_mods(torch, q, k, v, causal, window, softcap, scale, kv_lens, blo
         raise FlashError(f"block_mask must be a flashmlir.BlockMask (hint, rows), not "
                          f"{type(block_mask).__name__}")
     compiling = _compiling(torch)
-    if compiling or q.device.type == "meta":
+    if _needs_grad(torch, q, k, v) or compiling or q.device.type == "meta":
         if not compiling:  # a FlashError before the dispatcher's (the fake
             # implementation checks the same when tracing; eager calls in _run)
             check_mods_tensors(q, alibi_slopes, captures)

@@ -21,6 +21,11 @@ its rows and which of its batch / head dims broadcast are the variant's
 (`_bm<rows>[b1][h1]`), the hint itself a run-time operand (the first
 capture, after the serving operands).
 
+A prefill variant may be the backward of the one it names (`_bwd`, issue
+#39): flash.attention_backward with the same attributes, regions and
+captures, taking Q, K, V, O, LSE and dO and writing dQ, dK and dV
+(Variant.backward_of).
+
 Its name is canonical and parses back (Variant.parse), so an error message can
 name it and `python3 -m flashmlir precompile NAME` can build it; a name with
 mods (`_mod<hash>`) does not hold the regions' text, so those variants are
@@ -71,12 +76,13 @@ class Variant:
 
     __slots__ = ("dtype", "head_dim", "head_dim_v", "causal", "window", "softcap",
                  "scale", "decode", "heads_q", "heads_kv", "seq_q", "kv_lens",
-                 "page_size", "alibi", "score_mod", "mask_mod", "captures", "block_mask")
+                 "page_size", "alibi", "score_mod", "mask_mod", "captures", "block_mask",
+                 "backward")
 
     def __init__(self, dtype, head_dim, head_dim_v=None, causal=False, window=None,
                  softcap=None, scale=None, decode=False, heads_q=0, heads_kv=0, seq_q=0,
                  kv_lens=False, page_size=0, alibi=0, score_mod=None, mask_mod=None,
-                 captures=(), block_mask=None):
+                 captures=(), block_mask=None, backward=False):
         if dtype not in DTYPES:
             raise FlashError(f"unsupported dtype {dtype!r}: the GPU kernels take {' or '.join(DTYPES)}")
         head_dim_v = head_dim if head_dim_v is None else head_dim_v
@@ -125,12 +131,18 @@ class Variant:
         if len(captures) + bool(alibi) + bool(block_mask) > _mods.MAX_CAPTURES:
             raise FlashError(f"{len(captures)} captures, ALiBi's slopes and a block_mask hint: "
                              f"a kernel takes at most {_mods.MAX_CAPTURES} such tensors")
+        backward = bool(backward)
+        if backward and (decode or block_mask or head_dim_v != head_dim):
+            raise FlashError("a backward variant is a prefill one with head_dim_v == head_dim "
+                             "and no block_mask hint (training takes neither a KV cache nor "
+                             "the hint)")
         values = dict(dtype=dtype, head_dim=head_dim, head_dim_v=head_dim_v,
                       causal=bool(causal), window=(left, right), softcap=softcap,
                       scale=scale, decode=decode, heads_q=int(heads_q),
                       heads_kv=int(heads_kv), seq_q=int(seq_q), kv_lens=bool(kv_lens),
                       page_size=int(page_size), alibi=int(alibi), score_mod=score_mod,
-                      mask_mod=mask_mod, captures=captures, block_mask=block_mask)
+                      mask_mod=mask_mod, captures=captures, block_mask=block_mask,
+                      backward=backward)
         for k, v in values.items():
             object.__setattr__(self, k, v)
 
@@ -180,8 +192,8 @@ class Variant:
         decode_bf16_d128[_v64]_h32x8_q1[_causal][_winLxR][_capC][_sS][_lens][_pageP]
         [_alibi|_alibib][_modH] (u: an unbounded window side; alibib: [B, Hq]
         slopes; H: mods_hash), then _bm<rows>[b1][h1] with a block_mask hint
-        (b1 / h1: its batch / head dim is 1, broadcast). Also the kernel's
-        function name."""
+        (b1 / h1: its batch / head dim is 1, broadcast), then _bwd for a
+        backward variant. Also the kernel's function name."""
         parts = ["decode" if self.decode else "attn", self.dtype, f"d{self.head_dim}"]
         if self.head_dim_v != self.head_dim:
             parts.append(f"v{self.head_dim_v}")
@@ -206,7 +218,14 @@ class Variant:
         if self.block_mask:
             rows, b1, h1 = self.block_mask
             parts.append(f"bm{rows}{'b1' if b1 else ''}{'h1' if h1 else ''}")
+        if self.backward:
+            parts.append("bwd")
         return "_".join(parts)
+
+    def backward_of(self):
+        """The backward of this (prefill) variant: the same attributes,
+        regions and captures."""
+        return Variant(**dict(self.as_dict(), backward=True))
 
     _TOKEN = re.compile(r"(d|v|q|page)(\d+)$|h(\d+)x(\d+)$|win(u|\d+)x(u|\d+)$|"
                         r"cap([0-9pem]+)$|s([0-9pem]+)$")
@@ -222,8 +241,8 @@ class Variant:
         window = [-1, -1]
         for tok in parts[2:]:
             m = cls._TOKEN.match(tok)
-            if tok in ("causal", "lens"):
-                kw["kv_lens" if tok == "lens" else tok] = True
+            if tok in ("causal", "lens", "bwd"):
+                kw[{"lens": "kv_lens", "bwd": "backward"}.get(tok, tok)] = True
             elif tok in ("alibi", "alibib"):
                 kw["alibi"] = 2 if tok == "alibib" else 1
             elif re.fullmatch(r"bm\d+(b1)?(h1)?", tok):
@@ -264,11 +283,65 @@ class Variant:
         form of flash.attention with O and LSE, for the project's compiler."""
         return f"// flashmlir variant {self.name}\n" + self.func_text()
 
+    def _attrs(self, config):
+        attrs = ["causal"] if self.causal else []
+        if self.window != (-1, -1):
+            attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
+        if self.softcap:
+            attrs.append(f"softcap = {f32_text(self.softcap)} : f32")
+        if self.scale is not None:
+            attrs.append(f"scale = {f32_text(self.scale)} : f32")
+        if self.block_mask:
+            attrs.append(f"block_mask_rows = {self.block_mask[0]} : i64")
+        if config:
+            params = ", ".join(f"{k} = {'true' if v is True else v}"
+                               for k, v in config.items() if v is not False)
+            attrs.append(f"config = #flash.config<{params}>")
+        return " {" + ", ".join(attrs) + "}" if attrs else ""
+
+    def _regions(self):
+        regions = ""
+        for kind, text in (("score_mod", self.score_mod), ("mask_mod", self.mask_mod)):
+            if text:
+                body = "\n".join(" " * (6 if line.startswith("^") else 8) + line
+                                 for line in text.split("\n"))
+                regions += f"\n      {kind} {{\n{body}\n      }}"
+        return regions
+
+    def _backward_text(self, name, config):
+        """func_text of a backward variant: flash.attention_backward over
+        (q, k, v, o, lse, do[, slopes][, captures]) into (dq, dk, dv)."""
+        dt, d = self.dtype, self.head_dim
+        t = f"memref<?x?x?x{d}x{dt}, strided<[?, ?, ?, 1], offset: ?>>"
+        lt = "memref<?x?x?xf32, strided<[?, ?, 1], offset: ?>>"
+        p = "%attn." if self.score_mod or self.mask_mod else "%"
+        args = [f"{p}{n}: {t}" for n in ("q", "k", "v", "o")]
+        args += [f"{p}lse: {lt}", f"{p}do: {t}"]
+        operands = ""
+        if self.alibi:
+            st = _mods.capture_type("f32", self.alibi)
+            args.append(f"{p}slopes: {st}")
+            operands += f" alibi({p}slopes : {st})"
+        if self.captures:
+            cts = [_mods.capture_type(d_, r) for d_, r in self.captures]
+            args += [f"{p}cap{n}: {ct}" for n, ct in enumerate(cts)]
+            operands += (f" captures({', '.join(f'{p}cap{n}' for n in range(len(cts)))} : "
+                         f"{', '.join(cts)})")
+        args += [f"{p}{n}: {t}" for n in ("dq", "dk", "dv")]
+        return (f"func.func @{name or self.name}({', '.join(args)}) {{\n"
+                f"  flash.attention_backward ins({p}q, {p}k, {p}v, {p}o, {p}lse, {p}do : "
+                f"{t}, {t}, {t}, {t}, {lt}, {t}){operands}\n"
+                f"      outs({p}dq, {p}dk, {p}dv : {t}, {t}, {t}){self._attrs(config)}"
+                f"{self._regions()}\n"
+                f"  return\n}}\n")
+
     def func_text(self, name=None, config=None):
         """mlir()'s func.func, named `name` (default: the variant's name),
         with `config` ({parameter: value}, in order; False flags left out)
         written on the op as its #flash.config in place of flash-plan's
         choice. The GPU suite's scripts/gen-*variants.py write theirs so."""
+        if self.backward:
+            return self._backward_text(name, config)
         dt, d, dv = self.dtype, self.head_dim, self.head_dim_v
         strided = "strided<[?, ?, ?, 1], offset: ?>"
         lse_layout = "strided<[?, ?, 1], offset: ?>"
@@ -321,26 +394,7 @@ class Variant:
             serving += (f" captures({', '.join(f'{p}cap{n}' for n in range(len(cts)))} : "
                         f"{', '.join(cts)})")
         args += [f"{p}o: {ot}", f"{p}lse: {lt}"]
-        attrs = ["causal"] if self.causal else []
-        if self.window != (-1, -1):
-            attrs.append(f"window = array<i64: {self.window[0]}, {self.window[1]}>")
-        if self.softcap:
-            attrs.append(f"softcap = {f32_text(self.softcap)} : f32")
-        if self.scale is not None:
-            attrs.append(f"scale = {f32_text(self.scale)} : f32")
-        if self.block_mask:
-            attrs.append(f"block_mask_rows = {self.block_mask[0]} : i64")
-        if config:
-            params = ", ".join(f"{k} = {'true' if v is True else v}"
-                               for k, v in config.items() if v is not False)
-            attrs.append(f"config = #flash.config<{params}>")
-        attrs = " {" + ", ".join(attrs) + "}" if attrs else ""
-        regions = ""
-        for kind, text in (("score_mod", self.score_mod), ("mask_mod", self.mask_mod)):
-            if text:
-                body = "\n".join(" " * (6 if line.startswith("^") else 8) + line
-                                 for line in text.split("\n"))
-                regions += f"\n      {kind} {{\n{body}\n      }}"
+        attrs, regions = self._attrs(config), self._regions()
         return (f"func.func @{name or self.name}({', '.join(args)}) {{\n"
                 f"  flash.attention ins({p}q, {p}k, {p}v : {qt}, {kt}, {vt}){serving}\n"
                 f"      outs({p}o, {p}lse : {ot}, {lt}){attrs}{regions}\n"

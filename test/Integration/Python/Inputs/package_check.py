@@ -409,6 +409,30 @@ class TorchOp(unittest.TestCase):
                   variant(i32, alibi=torch.empty(8, dtype=torch.float32, device="meta"))]
         self.assertEqual(len(set(others + [base])), len(others) + 1, others)
 
+    def test_backward(self):
+        # A call whose q, k or v requires grad records the operator's
+        # autograd formula (custom_op: register_autograd) and its backward
+        # runs the _bwd variant of the forward's; an older torch, which has
+        # no register_autograd, gets a FlashError instead of ungraded output.
+        from flashmlir import ops
+        import flashmlir
+        q, k = self.meta(2, 8, 100, 64), self.meta(2, 2, 100, 64)
+        var = ops._variant(q, k, k, True, None, 30.0, None, None, None).backward_of()
+        self.assertEqual(var.name, "attn_bf16_d64_causal_cap30p0_bwd")
+        self.assertEqual(flashmlir.variants.parse_name(var.name), var)
+        qg = q.clone().requires_grad_()
+        if ops._registered == "library":
+            with self.assertRaisesRegex(FlashError, r"torch >= 2\.4"):
+                flashmlir.attention(qg, k, k, causal=True)
+            with torch.no_grad():  # no grad wanted: the fake kernel runs
+                self.assertEqual(flashmlir.attention(qg, k, k).shape, q.shape)
+            return
+        out = flashmlir.attention(qg, k, k, causal=True)
+        self.assertTrue(out.requires_grad)
+        dq, dk, dv = torch.ops.flashmlir.attention_backward(
+            q, k, k, q, torch.empty(2, 8, 100, device="meta"), q, [], True)
+        self.assertEqual((dq.shape, dk.shape, dv.shape), (q.shape, k.shape, k.shape))
+
     def test_registered(self):
         from flashmlir import ops
         want = "custom_op" if hasattr(torch.library, "custom_op") else "library"
