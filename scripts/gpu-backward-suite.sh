@@ -13,17 +13,18 @@
 #   scripts/gpu-backward-suite.sh run DIR       # the GPU machine
 #
 # Prints one summary line per (chip, function, layout) and a total; exit 1 if
-# any case failed. BUILD (default build/) is the build directory.
+# any case failed. BUILD (default build/) is the build directory; SHAPES
+# (B,Hq,Hkv,Sq,Sk;...) replaces the case list, CHIPS the chips.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 [ $# -eq 2 ] || { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 mode=$1 dir=$2
 src=$root/bench/backward-variants.mlir
-CHIPS="sm_90a sm_90"
+CHIPS=${CHIPS:-"sm_90a sm_90"}
 FUNCS="bwd_d32_bf16 bwd_d32_bf16_causal bwd_d64_bf16 bwd_d64_bf16_causal bwd_d64_f16_window
        bwd_d128_bf16 bwd_d128_bf16_causal bwd_d128_f16_causal bwd_d64_bf16_softcap
        bwd_d64_bf16_alibi_causal"
-SHAPES='2,4,2,128,128;1,2,2,100,37;2,4,1,77,200;1,1,1,1,65;1,2,1,200,64;3,8,2,333,257;1,4,4,1024,1024;2,6,3,64,1;1,2,1,513,129;4,2,2,17,300;1,16,2,256,512;2,4,4,700,700'
+SHAPES=${SHAPES:-'2,4,2,128,128;1,2,2,100,37;2,4,1,77,200;1,1,1,1,65;1,2,1,200,64;3,8,2,333,257;1,4,4,1024,1024;2,6,3,64,1;1,2,1,513,129;4,2,2,17,300;1,16,2,256,512;2,4,4,700,700'}
 case $mode in
 compile)
   build=${BUILD:-$root/build}
