@@ -53,6 +53,9 @@ bwd-dk-operand-swapped|lib/Dialect/Flash/Transforms/FlashBackwardRecompute.cpp|V
 bwd-unmasked-band|lib/Dialect/Flash/Transforms/FlashTileBackward.cpp|ib.sub(ib.sub(ib.add(col0, ib.c(bn - 1)), off), ib.c(right));|ib.sub(ib.sub(col0, off), ib.c(right));|Integration/CPU/backward.mlir
 bwd-query-blocks-causal|lib/Dialect/Flash/Transforms/FlashTileBackward.cpp|lo = ib.min(ib.divui(first, ib.c(bm)), numM);|lo = ib.min(ib.add(ib.divui(first, ib.c(bm)), ib.c(1)), numM);|Integration/CPU/backward.mlir
 derivative-tanh|lib/Dialect/Flash/Utils/ModDerivative.cpp|return mul(d[0], add(constant(t, 1.0), neg(mul(r, r))));|return mul(d[0], add(constant(t, 1.0), mul(r, r)));|Unit
+bwd-gpu-layout-all-smem|lib/Dialect/Flash/Transforms/FlashAssignLayouts.cpp|  if (!grid.getBackward())|  if (true)|Dialect/Flash/flash-assign-layouts-backward.mlir Pipelines/backward-gpu.mlir
+bwd-gpu-dq-not-zeroed|lib/Conversion/FlashToGPU/FlashToGPU.cpp|    if (a.getZeroed()) {|    if (false) {|Conversion/FlashToGPU/backward.mlir Pipelines/backward-gpu.mlir
+bwd-gpu-prefetch-no-wait|lib/Conversion/FlashToGPU/Backward.cpp|      NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);|      NVVM::CpAsyncWaitGroupOp::create(b, loc, 2);|Conversion/FlashToGPU/backward.mlir
 fuzz-nul-terminator|fuzz/FlashParseFuzzer.cpp|parseSourceString<ModuleOp>(source, config, "fuzz-input");|parseSourceString<ModuleOp>(StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz-input");|Tools/Fuzz/corpus-replay.test
 EOF
 )
