@@ -44,16 +44,12 @@ namespace {
 /// The KV program's shared-memory buffers, in address order.
 enum Buffer : unsigned { BufK, BufV, BufQ, BufDO, BufP, BufDS, NumBuffers };
 
-/// Byte offsets of the buffers: [rows][head dim] tiles in the forward's
-/// swizzled tile layout (its row pitch), Q and dO in two stages (one read
-/// while the next Q block's copy lands), and two [block_m][block_n] 16-bit
-/// scratch tiles for the transposed GEMM operands.
+/// Byte offsets of the buffers: four [rows][head dim] tiles in the
+/// forward's swizzled tile layout (its row pitch), two [block_m][block_n]
+/// 16-bit scratch tiles for the transposed GEMM operands.
 struct SmemPlan {
   int64_t rowBytes, bm, bn, eltBytes;
-  static constexpr int64_t kQStages = 2;
 
-  /// One stage of Q or dO.
-  int64_t stageBytes() const { return bm * rowBytes; }
   int64_t bytes(unsigned buf) const {
     switch (buf) {
     case BufK:
@@ -61,7 +57,7 @@ struct SmemPlan {
       return bn * rowBytes;
     case BufQ:
     case BufDO:
-      return kQStages * stageBytes();
+      return bm * rowBytes;
     default:
       return bm * bn * eltBytes;
     }
@@ -88,11 +84,6 @@ public:
   }
   void copied(unsigned buf) { bufs[buf].copying = true; }
   void written(unsigned buf) { bufs[buf].written = true; }
-  void barrier() {
-    kc.syncConsumers();
-    for (State &s : bufs)
-      s.written = s.read = false;
-  }
   /// Before threads read `buf`: its copies must have landed and every
   /// warp's writes be visible.
   void beforeRead(unsigned buf) {
@@ -120,6 +111,11 @@ private:
   struct State {
     bool copying = false, written = false, read = false;
   };
+  void barrier() {
+    kc.syncConsumers();
+    for (State &s : bufs)
+      s.written = s.read = false;
+  }
   void waitCopies() {
     NVVM::CpAsyncWaitGroupOp::create(kc.b, kc.loc, 0);
     for (State &s : bufs)
@@ -157,17 +153,6 @@ private:
   LogicalResult lowerAccumulate(TileAccumulateOp op, IRMapping &map);
   LogicalResult lowerGemm(linalg::MatmulOp op, IRMapping &map);
   LogicalResult lowerLoop(scf::ForOp op, IRMapping &map);
-  /// The Q and dO loads of a loop over Q blocks that can be copied one
-  /// iteration ahead: shared-memory loads at the top of its body whose
-  /// indices are the induction variable's arithmetic and values from
-  /// outside the loop.
-  SmallVector<TileLoadOp> prefetchable(scf::ForOp op);
-  /// cp.async of `loads` into stage `stage` of their buffers, the indices
-  /// through `m` (the induction variable mapped to the block to copy), as
-  /// one commit group.
-  LogicalResult copyStage(ArrayRef<TileLoadOp> loads, IRMapping &m,
-                          Value stage);
-  unsigned bufferOf(TileLoadOp op);
   /// Writes a packed 16-bit [block_m, block_n] tile row-major into a
   /// scratch buffer; returns the buffer.
   unsigned stage(const Fragment &f);
@@ -189,8 +174,8 @@ private:
   /// [block_m][block_n] scratch tiles chunk c of row r lands at c ^ (r % 8),
   /// so the 8 rows an ldmatrix reads and the 8 rows a warp's quads write
   /// hit 8 distinct bank groups (block_n is a multiple of 64).
-  Value smemAddr(unsigned buf, Value base, Value row, Value chunk,
-                 int64_t rows) {
+  Value smemAddr(unsigned buf, Value row, Value chunk, int64_t rows) {
+    Value base = kc.c(plan.offset(buf));
     if (buf < BufP)
       return kc.add(base, kc.swizzled(row, chunk, rows));
     Value phys = arith::XOrIOp::create(
@@ -216,16 +201,8 @@ private:
   SmemPlan plan;
   bool usesSmem = false;
   DenseMap<Value, KernelTensor> tensors;
-  /// The shared-memory tiles (loads and staged tiles): the buffer and the
-  /// byte offset of the tile in it (a Q or dO load's stage).
-  struct SmemTile {
-    unsigned buf;
-    Value base;
-  };
-  DenseMap<Value, SmemTile> smemTiles;
-  /// The tile loads copied ahead by their loop: the offset of the stage
-  /// the current iteration reads.
-  DenseMap<Operation *, Value> prefetched;
+  /// The shared-memory tile loads and their buffers.
+  DenseMap<Value, unsigned> smemTiles;
   /// The scratch buffer the next staged tile takes (they alternate).
   unsigned nextScratch = BufP;
 };
@@ -304,27 +281,36 @@ LogicalResult BackwardEmitter::lowerLoad(TileLoadOp op, IRMapping &map) {
   Value plane = kc.add(kc.mul(batch, kt.strideB), kc.mul(head, kt.strideH));
   FragAttr frag = FragAttr::of(type);
   if (frag && frag.isSmem()) {
-    unsigned buf = bufferOf(op);
-    if (buf == NumBuffers)
+    unsigned buf;
+    switch (op.getRole()) {
+    case TileRole::K:
+      buf = BufK;
+      break;
+    case TileRole::V:
+      buf = BufV;
+      break;
+    case TileRole::Q:
+      buf = BufQ;
+      break;
+    case TileRole::DO:
+      buf = BufDO;
+      break;
+    default:
       return op.emitOpError("flash-to-gpu: only Q, K, V and dO tiles of a "
                             "backward grid are GEMM operands in shared "
                             "memory");
+    }
     if (type.getDimSize(1) != kc.d)
       return op.emitOpError("flash-to-gpu: a shared-memory tile has the "
                             "head dim's columns");
     usesSmem = true;
-    // Copied by the loop an iteration ahead (lowerLoop).
-    if (Value base = prefetched.lookup(op)) {
-      smemTiles[op.getResult()] = {buf, base};
-      return success();
-    }
-    Value base = kc.c(plan.offset(buf));
     hazards.beforeWrite(buf);
-    emitTileCopy(kc, kc.consumers(), kt, start, limit, plane, base,
-                 type.getDimSize(0), /*predicated=*/true);
+    emitTileCopy(kc, kc.consumers(), kt, start, limit, plane,
+                 kc.c(plan.offset(buf)), type.getDimSize(0),
+                 /*predicated=*/true);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
     hazards.copied(buf);
-    smemTiles[op.getResult()] = {buf, base};
+    smemTiles[op.getResult()] = buf;
     return success();
   }
   // In registers: each thread reads its own elements; rows past the limit
@@ -495,9 +481,8 @@ unsigned BackwardEmitter::stage(const Fragment &f) {
       Value row = tileRow(mt, h);
       for (int64_t nt = 0; nt < nTiles; ++nt) {
         // The pair (row, 8 nt + 2 tq .. + 1): 4 bytes of chunk nt.
-        Value at = kc.add(smemAddr(buf, kc.c(plan.offset(buf)), row, kc.c(nt),
-                                   kc.bm),
-                          kc.mul(kc.tq, kc.c(4)));
+        Value at =
+            kc.add(smemAddr(buf, row, kc.c(nt), kc.bm), kc.mul(kc.tq, kc.c(4)));
         LLVM::StoreOp::create(
             b, loc, f.regs[KernelContext::frag(mt, nt, 2 * h, nTiles) / 2],
             kc.smemPtr(at), 4);
@@ -532,8 +517,7 @@ LogicalResult BackwardEmitter::lowerGemm(linalg::MatmulOp op, IRMapping &map) {
   if (bIt == smemTiles.end())
     return op.emitOpError("flash-to-gpu: a backward GEMM's B operand is a "
                           "shared-memory tile load");
-  SmemTile tileB = bIt->second;
-  unsigned bufB = tileB.buf;
+  unsigned bufB = bIt->second;
   FailureOr<Fragment> acc = fragmentOf(kc, fs, op.getOutputs()[0], op);
   if (failed(acc))
     return failure();
@@ -546,15 +530,13 @@ LogicalResult BackwardEmitter::lowerGemm(linalg::MatmulOp op, IRMapping &map) {
   // row-major in a scratch buffer and read back transposed.
   enum { SmemA, RegsA, StagedA } aFrom;
   unsigned bufA = 0;
-  Value baseA;
   Fragment regsA;
   if (auto it = smemTiles.find(a); it != smemTiles.end()) {
     if (transA)
       return op.emitOpError("flash-to-gpu: a shared-memory A tile is read "
                             "(m, k)");
     aFrom = SmemA;
-    bufA = it->second.buf;
-    baseA = it->second.base;
+    bufA = it->second;
   } else {
     FailureOr<Fragment> f = fragmentOf(kc, fs, a, op);
     if (failed(f))
@@ -569,7 +551,6 @@ LogicalResult BackwardEmitter::lowerGemm(linalg::MatmulOp op, IRMapping &map) {
         return op.emitOpError("flash-to-gpu: a transposed A tile is [block_m, "
                               "block_n]");
       bufA = stage(*f);
-      baseA = kc.c(plan.offset(bufA));
     }
   }
   if (aFrom != RegsA)
@@ -592,7 +573,7 @@ LogicalResult BackwardEmitter::lowerGemm(linalg::MatmulOp op, IRMapping &map) {
         // Rows m (lanes 0-15), the k step's two 8-column halves.
         aFrags.push_back(
             ldmatrix(kc,
-                     smemAddr(bufA, baseA, kc.add(kc.warpRow(mt), lo16),
+                     smemAddr(bufA, kc.add(kc.warpRow(mt), lo16),
                               kc.add(kc.c(2 * ks), hi16), aType.getDimSize(0)),
                      false));
         break;
@@ -602,7 +583,7 @@ LogicalResult BackwardEmitter::lowerGemm(linalg::MatmulOp op, IRMapping &map) {
         Value row = kc.add(kc.c(16 * ks), kc.add(lo8, kc.mul(hi16, kc.c(8))));
         Value chunk = kc.add(kc.c(2 * mt * kc.warps),
                              kc.add(kc.mul(kc.warp, kc.c(2)), mid));
-        aFrags.push_back(ldmatrix(kc, smemAddr(bufA, baseA, row, chunk, kc.bm), true));
+        aFrags.push_back(ldmatrix(kc, smemAddr(bufA, row, chunk, kc.bm), true));
         break;
       }
       case RegsA: {
@@ -622,81 +603,17 @@ LogicalResult BackwardEmitter::lowerGemm(linalg::MatmulOp op, IRMapping &map) {
         // B stored [n][k] (K, V): rows n, the forward's S = Q K^T read.
         Value row = kc.add(kc.c(16 * p), kc.add(lo8, kc.mul(hi16, kc.c(8))));
         bRegs = ldmatrix(
-            kc, smemAddr(bufB, tileB.base, row, kc.add(kc.c(2 * ks), mid), bRows), false);
+            kc, smemAddr(bufB, row, kc.add(kc.c(2 * ks), mid), bRows), false);
       } else {
         // B stored [k][n] (dO, Q, K): the forward's V read, transposed.
         Value row = kc.add(kc.c(16 * ks), kc.add(lo8, kc.mul(mid, kc.c(8))));
         bRegs = ldmatrix(
-            kc, smemAddr(bufB, tileB.base, row, kc.add(kc.c(2 * p), hi16), bRows), true);
+            kc, smemAddr(bufB, row, kc.add(kc.c(2 * p), hi16), bRows), true);
       }
       mmaTilePair(kc, aFrags, bRegs, out.regs, 2 * p, nTiles);
     }
   }
   fs.frags[op.getResult(0)] = std::move(out);
-  return success();
-}
-
-unsigned BackwardEmitter::bufferOf(TileLoadOp op) {
-  switch (op.getRole()) {
-  case TileRole::K:
-    return BufK;
-  case TileRole::V:
-    return BufV;
-  case TileRole::Q:
-    return BufQ;
-  case TileRole::DO:
-    return BufDO;
-  default:
-    return NumBuffers;
-  }
-}
-
-SmallVector<TileLoadOp> BackwardEmitter::prefetchable(scf::ForOp op) {
-  // Whether `v` is computed from the induction variable and values from
-  // outside the loop by arithmetic alone.
-  std::function<bool(Value)> ivArith = [&](Value v) {
-    if (v == op.getInductionVar())
-      return true;
-    Operation *def = v.getDefiningOp();
-    if (!def)
-      return !op->isAncestor(v.getParentBlock()->getParentOp());
-    if (!op->isAncestor(def))
-      return true;
-    return def->getBlock() == op.getBody() &&
-           isa<arith::ArithDialect>(def->getDialect()) &&
-           isMemoryEffectFree(def) && llvm::all_of(def->getOperands(), ivArith);
-  };
-  SmallVector<TileLoadOp> loads;
-  for (auto load : op.getBody()->getOps<TileLoadOp>()) {
-    // Register loads (the LSE and D rows) are issued where they are.
-    FragAttr frag = FragAttr::of(load.getType());
-    if (!frag || !frag.isSmem())
-      continue;
-    if ((load.getRole() != TileRole::Q && load.getRole() != TileRole::DO) ||
-        load.getBlockTable() || load.getSlot() ||
-        !llvm::all_of(load->getOperands(), ivArith))
-      return {};
-    loads.push_back(load);
-  }
-  return loads;
-}
-
-LogicalResult BackwardEmitter::copyStage(ArrayRef<TileLoadOp> loads,
-                                         IRMapping &m, Value stage) {
-  for (TileLoadOp load : loads) {
-    const KernelTensor &kt = tensorOf(load.getSource());
-    Value batch = lift(load.getBatch(), m), head = lift(load.getHead(), m);
-    Value start = lift(load.getStart(), m), limit = lift(load.getLimit(), m);
-    if (!batch || !head || !start || !limit)
-      return failure();
-    Value plane = kc.add(kc.mul(batch, kt.strideB), kc.mul(head, kt.strideH));
-    unsigned buf = bufferOf(load);
-    Value base = kc.add(kc.c(plan.offset(buf)),
-                        kc.mul(stage, kc.c(plan.stageBytes())));
-    emitTileCopy(kc, kc.consumers(), kt, start, limit, plane, base,
-                 load.getType().getDimSize(0), /*predicated=*/true);
-  }
-  NVVM::CpAsyncCommitGroupOp::create(kc.b, kc.loc);
   return success();
 }
 
@@ -717,20 +634,6 @@ LogicalResult BackwardEmitter::lowerLoop(scf::ForOp op, IRMapping &map) {
   if (!lb || !ub || !step)
     return failure();
   hazards.settle();
-  // FA2's Q/dO pipeline: the loop's Q and dO blocks are copied one
-  // iteration ahead into the other stage, so that the copy overlaps this
-  // block's five GEMMs; the first block's copy goes before the loop, and
-  // the stage is loop state.
-  SmallVector<TileLoadOp> ahead = prefetchable(op);
-  if (!ahead.empty()) {
-    for (TileLoadOp load : ahead)
-      hazards.beforeWrite(bufferOf(load));
-    IRMapping first = map;
-    first.map(op.getInductionVar(), lb);
-    if (failed(copyStage(ahead, first, kc.c(0))))
-      return failure();
-    state.push_back(kc.c(0));
-  }
   auto loop = scf::ForOp::create(b, loc, lb, ub, step, state);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -739,25 +642,6 @@ LogicalResult BackwardEmitter::lowerLoop(scf::ForOp op, IRMapping &map) {
     local.map(op.getInductionVar(), loop.getInductionVar());
     fs.bind(op.getRegionIterArgs(), inits, loop.getRegionIterArgs());
     hazards.assumeRead();
-    Value nextStage;
-    if (!ahead.empty()) {
-      // Every warp is past the previous block's reads of the other stage,
-      // which the next block's copy overwrites; then this block's copy
-      // (all but the newest group) must have landed for every warp.
-      Value stage = loop.getRegionIterArgs().back();
-      for (TileLoadOp load : ahead)
-        hazards.beforeWrite(bufferOf(load));
-      nextStage = kc.sub(kc.c(1), stage);
-      IRMapping next = local;
-      next.map(op.getInductionVar(), kc.add(loop.getInductionVar(), step));
-      if (failed(copyStage(ahead, next, nextStage)))
-        return failure();
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, 1);
-      hazards.barrier();
-      for (TileLoadOp load : ahead)
-        prefetched[load] = kc.add(kc.c(plan.offset(bufferOf(load))),
-                                  kc.mul(stage, kc.c(plan.stageBytes())));
-    }
     if (failed(lowerBlock(*op.getBody(), local)))
       return failure();
     SmallVector<Value> yield;
@@ -770,16 +654,10 @@ LogicalResult BackwardEmitter::lowerLoop(scf::ForOp op, IRMapping &map) {
                               "layout");
       llvm::append_range(yield, f->regs);
     }
-    if (nextStage)
-      yield.push_back(nextStage);
     hazards.settle();
     scf::YieldOp::create(b, loc, yield);
   }
   fs.bind(op.getResults(), inits, loop.getResults());
-  // The copy past the last block is still in flight: it must land before
-  // anything else writes its stage.
-  if (!ahead.empty())
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   hazards.assumeRead();
   return success();
 }
