@@ -55,7 +55,7 @@ bwd-query-blocks-causal|lib/Dialect/Flash/Transforms/FlashTileBackward.cpp|lo = 
 derivative-tanh|lib/Dialect/Flash/Utils/ModDerivative.cpp|return mul(d[0], add(constant(t, 1.0), neg(mul(r, r))));|return mul(d[0], add(constant(t, 1.0), mul(r, r)));|Unit
 bwd-gpu-layout-all-smem|lib/Dialect/Flash/Transforms/FlashAssignLayouts.cpp|  if (!grid.getBackward())|  if (true)|Dialect/Flash/flash-assign-layouts-backward.mlir Pipelines/backward-gpu.mlir
 bwd-gpu-dq-not-zeroed|lib/Conversion/FlashToGPU/FlashToGPU.cpp|    if (a.getZeroed()) {|    if (false) {|Conversion/FlashToGPU/backward.mlir Pipelines/backward-gpu.mlir
-region-extf-flags|lib/Conversion/FlashToGPU/Elementwise.cpp|                         kc.ctx, (flags ? flags.getValue()|                         kc.ctx, (true ? flags.getValue()|Pipelines/region-extf.mlir
+region-extf-flags|lib/Conversion/FlashToGPU/Elementwise.cpp|              kc.ctx, (flags ? flags.getValue()|              kc.ctx, (true ? flags.getValue()|Pipelines/region-extf.mlir
 bwd-gpu-copy-no-wait|lib/Conversion/FlashToGPU/Backward.cpp|    NVVM::CpAsyncWaitGroupOp::create(kc.b, kc.loc, 0);|    NVVM::CpAsyncWaitGroupOp::create(kc.b, kc.loc, 1);|Conversion/FlashToGPU/backward.mlir
 fuzz-nul-terminator|fuzz/FlashParseFuzzer.cpp|parseSourceString<ModuleOp>(source, config, "fuzz-input");|parseSourceString<ModuleOp>(StringRef(reinterpret_cast<const char *>(data), size), config, "fuzz-input");|Tools/Fuzz/corpus-replay.test
 EOF
