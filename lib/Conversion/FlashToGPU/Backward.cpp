@@ -218,11 +218,7 @@ LogicalResult BackwardEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
                            gpu::Dimension::z};
   for (auto [iv, dim] : llvm::zip(ivs, dims))
     map.map(iv, gpu::BlockIdOp::create(b, loc, dim));
-  kc.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  kc.lane = arith::RemUIOp::create(b, loc, kc.tid, kc.c(32));
-  kc.warp = arith::DivUIOp::create(b, loc, kc.tid, kc.c(32));
-  kc.g = arith::DivUIOp::create(b, loc, kc.lane, kc.c(4));
-  kc.tq = arith::RemUIOp::create(b, loc, kc.lane, kc.c(4));
+  kc.setThreadIds();
   kc.smemPtrType = LLVM::LLVMPointerType::get(kc.ctx, 3);
   kc.smemBase = LLVM::AddressOfOp::create(b, loc, kc.smemPtrType, "flash_smem");
   if (failed(lowerBlock(kc.t.grid.getBody().front(), map)))

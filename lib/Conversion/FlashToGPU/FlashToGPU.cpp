@@ -236,6 +236,19 @@ static FailureOr<llvm::json::Object> captureRecord(func::FuncOp f,
                             {"contiguous", type.getLayout().isIdentity()}};
 }
 
+/// The ABI record's "captures": captureRecord of each of `args`.
+static FailureOr<llvm::json::Array>
+captureRecords(func::FuncOp f, ArrayRef<unsigned> args) {
+  llvm::json::Array list;
+  for (unsigned arg : args) {
+    FailureOr<llvm::json::Object> record = captureRecord(f, arg);
+    if (failed(record))
+      return failure();
+    list.push_back(std::move(*record));
+  }
+  return list;
+}
+
 FailureOr<TiledAttention> matchGrid(GridOp grid) {
   TiledAttention t;
   t.grid = grid;
@@ -564,13 +577,9 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
       captureArgs.push_back(*hintArg);
   }
   llvm::sort(captureArgs);
-  llvm::json::Array captureList;
-  for (unsigned arg : captureArgs) {
-    FailureOr<llvm::json::Object> record = captureRecord(hostFunc, arg);
-    if (failed(record))
-      return failure();
-    captureList.push_back(std::move(*record));
-  }
+  FailureOr<llvm::json::Array> captureList = captureRecords(hostFunc, captureArgs);
+  if (failed(captureList))
+    return failure();
   // The entry's static Q and K sizes (-1 = any), for the runtime to check.
   auto staticShape = [&](unsigned arg) {
     llvm::json::Array dims;
@@ -611,8 +620,8 @@ LogicalResult FlashToGpuPass::lower(ModuleOp module, GridOp grid) {
                             {"num_args", hostFunc.getNumArguments()}};
   // Only entries with captures have the key: today's records stay as they
   // were.
-  if (!captureList.empty())
-    record["captures"] = std::move(captureList);
+  if (!captureList->empty())
+    record["captures"] = std::move(*captureList);
   if (hintArg)
     record["block_mask"] = llvm::json::Object{
         {"arg", *hintArg}, {"rows", *grid.getBlockMaskRows()}};
@@ -826,13 +835,10 @@ LogicalResult FlashToGpuPass::lowerBackward(ModuleOp module, GridOp grid) {
         if (!llvm::is_contained(captureArgs, *arg))
           captureArgs.push_back(*arg);
     llvm::sort(captureArgs);
-    llvm::json::Array captureList;
-    for (unsigned arg : captureArgs) {
-      FailureOr<llvm::json::Object> record = captureRecord(hostFunc, arg);
-      if (failed(record))
-        return failure();
-      captureList.push_back(std::move(*record));
-    }
+    FailureOr<llvm::json::Array> captureList =
+        captureRecords(hostFunc, captureArgs);
+    if (failed(captureList))
+      return failure();
     int64_t left, right;
     std::tie(left, right) = getWindowBounds(grid.getWindow());
     double cap = grid.getSoftcap() ? grid.getSoftcap()->convertToDouble() : 0.0;
@@ -859,8 +865,8 @@ LogicalResult FlashToGpuPass::lowerBackward(ModuleOp module, GridOp grid) {
         {"split_kv", false},
         {"num_args", hostFunc.getNumArguments()},
         {"args", backwardArgs(hostFunc)}};
-    if (!captureList.empty())
-      record["captures"] = std::move(captureList);
+    if (!captureList->empty())
+      record["captures"] = std::move(*captureList);
     records[hostFunc.getName()] = std::move(record);
   }
   addKernelRecord(hostFunc, llvm::json::Object{{"kernel", func.getName()},

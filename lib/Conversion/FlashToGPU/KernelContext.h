@@ -108,6 +108,16 @@ public:
   KernelTensor table;
   Value tableRow, pageSize;
 
+  /// The thread ids at the builder's insertion point: tid, its lane and
+  /// warp, and the lane's quad row g and column tq (the MMA fragments').
+  void setThreadIds() {
+    tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    lane = arith::RemUIOp::create(b, loc, tid, c(32));
+    warp = arith::DivUIOp::create(b, loc, tid, c(32));
+    g = arith::DivUIOp::create(b, loc, lane, c(4));
+    tq = arith::RemUIOp::create(b, loc, lane, c(4));
+  }
+
   /// Threads per program: the consumers plus the producer warpgroup.
   int64_t launchThreads() const { return config.getProgramThreads(); }
   /// The consumers as the threads of a tile copy.

@@ -274,11 +274,7 @@ LogicalResult KernelEmitter::emit(SmallVectorImpl<Value> &hostArgs) {
   }
   map.map(ivs[1], gpu::BlockIdOp::create(b, loc, gpu::Dimension::y));
   map.map(ivs[2], gpu::BlockIdOp::create(b, loc, gpu::Dimension::z));
-  kc.tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  kc.lane = arith::RemUIOp::create(b, loc, kc.tid, kc.c(32));
-  kc.warp = arith::DivUIOp::create(b, loc, kc.tid, kc.c(32));
-  kc.g = arith::DivUIOp::create(b, loc, kc.lane, kc.c(4));
-  kc.tq = arith::RemUIOp::create(b, loc, kc.lane, kc.c(4));
+  kc.setThreadIds();
 
   // Dynamic shared memory: [Q | K stages | V stages], bytes.
   kc.smemPtrType = LLVM::LLVMPointerType::get(kc.ctx, 3);
