@@ -420,6 +420,15 @@ class TorchOp(unittest.TestCase):
         var = ops._variant(q, k, k, True, None, 30.0, None, None, None).backward_of()
         self.assertEqual(var.name, "attn_bf16_d64_causal_cap30p0_bwd")
         self.assertEqual(flashmlir.variants.parse_name(var.name), var)
+        # The kind is part of the key: the backward is another kernel.
+        fwd = ops._variant(q, k, k, True, None, 30.0, None, None, None)
+        self.assertNotEqual(fwd, var)
+        self.assertNotEqual(fwd.name, var.name)
+        # A backward takes neither a KV cache nor Dv != D: FlashError.
+        V = flashmlir.variants.Variant
+        for kw in (dict(decode=True, heads_q=8, heads_kv=2, seq_q=1), dict(head_dim_v=32)):
+            with self.assertRaisesRegex(FlashError, "backward variant"):
+                V("bf16", 64, backward=True, **kw)
         qg = q.clone().requires_grad_()
         if ops._registered == "library":
             with self.assertRaisesRegex(FlashError, r"torch >= 2\.4"):
